@@ -1,0 +1,180 @@
+"""The execution phase of a build: after all documents are read, run every cache miss.
+
+Connected to ``env-get-outdated`` (documents whose figures have no artifact are
+re-read, so their warnings appear on every build) and ``env-updated`` (execute,
+store, print the summary line).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+from sphinx.util.display import status_iterator
+
+from ..config import Settings, settings
+from ..read.collector import all_requests, requests_of
+from ..store.artifacts import ArtifactStore, StoreProblem
+from ..store.hashing import SCHEMA_VERSION
+from ..warnings_ import Subtype, warn
+from .request import ExecutionRequest
+from .runner import Outcome, RunSettings, run_jobs
+
+logger = logging.getLogger("sphinx_tensorviz")
+
+
+def outdated_docs(
+    app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
+) -> list[str]:
+    """Documents to re-read although unchanged: those showing a missing or failed figure."""
+    conf = settings(app)
+    store = ArtifactStore(conf.store_dir)
+    return sorted(
+        docname
+        for docname, requests in requests_of(env).items()
+        if docname not in removed
+        and (conf.mode == "force" or any(not store.has_artifact(r.content_hash) for r in requests))
+    )
+
+
+def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
+    requests = all_requests(env)
+    if not requests:
+        return
+    conf = settings(app)
+    store = ArtifactStore(conf.store_dir)
+    first: dict[str, ExecutionRequest] = {}
+    for request in requests:
+        first.setdefault(request.content_hash, request)
+    to_run = {h: r for h, r in first.items() if _needs_run(h, r, store, conf)}
+    outcomes: dict[str, Outcome] = {}
+    if to_run:
+        outcomes = run_jobs(
+            {h: job_for(r, env) for h, r in to_run.items()},
+            RunSettings(conf.timeout, conf.workers, conf.device, conf.memory_limit_mb, conf.python),
+            progress=lambda items, n: _progress(app, items, n, to_run),
+        )
+        for content_hash, outcome in sorted(outcomes.items()):
+            _store_outcome(store, to_run[content_hash], outcome)
+    counts: Counter[str] = Counter()
+    for request in requests:
+        if request.content_hash in outcomes:
+            counts["executed"] += 1
+        if store.has_artifact(request.content_hash):
+            counts["cached" if request.content_hash not in outcomes else "ok"] += 1
+        elif store.read_failure(request.content_hash) is not None:
+            counts["failed"] += 1
+    logger.info(
+        "tensorviz: %d executed, %d cached, %d failed",
+        counts["executed"], counts["cached"], counts["failed"],
+    )
+
+
+def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStore, conf: Settings) -> bool:
+    if conf.mode in ("off", "cache-only"):
+        return False
+    if conf.mode == "force":
+        return True
+    found = store.read_artifact(content_hash)
+    if isinstance(found, StoreProblem):
+        warn(f"stored artifact {found.path.name} {found.reason}; executing again", Subtype.store,
+             location=(request.docname, request.lineno))
+        return True
+    if found is not None:
+        return False
+    failure = store.read_failure(content_hash)
+    if failure is None:
+        return True
+    # A timeout under a shorter limit than today's deserves another try.
+    return failure.get("subtype") == "timeout" and float(failure.get("timeout", 0)) < conf.timeout
+
+
+def job_for(request: ExecutionRequest, env: BuildEnvironment) -> dict[str, Any]:
+    """The worker's job document for ``request``."""
+    srcdir = Path(env.srcdir).resolve()
+    job: dict[str, Any] = {
+        "directive": request.directive,
+        "backend": request.backend,
+        "seed": request.seed,
+        "function": request.function,
+        "inputs": request.inputs,
+        "options": request.options,
+        "device": request.device,
+        "entry": request.entry,
+        "srcdir": str(srcdir),
+    }
+    if request.inline_code is not None:
+        doc = Path(env.doc2path(request.docname))
+        job.update(inlineCode=request.inline_code, inlineName=f"{doc}:{request.lineno}",
+                   searchPath=[str(doc.parent), str(srcdir)])
+    else:
+        entry = srcdir / request.entry
+        job.update(entryPath=str(entry), searchPath=[str(entry.parent), str(srcdir)])
+    return job
+
+
+def build_artifact(request: ExecutionRequest, result: dict[str, Any]) -> dict[str, Any]:
+    """The stored document for a successful execution."""
+    environment = result["environment"]
+    artifact: dict[str, Any] = {
+        "schemaVersion": SCHEMA_VERSION,
+        "lessonId": request.lesson_id,
+        "contentHash": request.content_hash,
+        "rendererHash": request.renderer_hash,
+        "kind": "executed",
+        "generatedAt": datetime.now(timezone.utc).isoformat(),
+        "provenance": f"recorded_{environment['backend']}_computation",
+        "environment": environment,
+        "stdout": result.get("stdout", ""),
+        "request": {
+            "directive": request.directive,
+            "backend": request.backend,
+            "entry": request.entry,
+            "files": request.files,
+            "function": request.function,
+            "inputs": request.inputs,
+            "seed": request.seed,
+            "options": request.options,
+        },
+        "data": result["data"],
+    }
+    for optional in ("checks", "diagram"):
+        if optional in result:
+            artifact[optional] = result[optional]
+    return artifact
+
+
+def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome) -> None:
+    if outcome.ok:
+        try:
+            store.write_artifact(build_artifact(request, outcome.result))
+            return
+        except ValueError as exc:  # an invalid artifact is a failure of the lesson, not a crash
+            result = {"ok": False, "subtype": "bad_result", "message": str(exc)}
+    else:
+        result = outcome.result
+    store.write_failure(request.content_hash, {
+        "subtype": result.get("subtype", "execution"),
+        "message": result.get("message", ""),
+        "traceback": result.get("traceback", ""),
+        "stdout": result.get("stdout", ""),
+        "timeout": result.get("timeout"),
+        "recordedAt": datetime.now(timezone.utc).isoformat(),
+    })
+
+
+def _progress(
+    app: Sphinx, items: Iterable[Outcome], length: int, requests: dict[str, ExecutionRequest]
+) -> Iterator[Outcome]:
+    def label(outcome: Outcome) -> str:
+        request = requests[outcome.key]
+        return f"{request.docname}:{request.lineno}"
+
+    return status_iterator(items, "tensorviz: executing... ", "darkgreen", length, app.verbosity,
+                           stringify_func=label)

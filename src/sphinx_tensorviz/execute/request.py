@@ -1,0 +1,64 @@
+"""What the reader hands to the executor: one directive's code, inputs and options.
+
+A request is plain data (picklable, so ``sphinx-build -j`` can merge it across
+read workers) and knows its two hashes: the *content hash* of everything that
+changes the result, and the *renderer hash* of what only changes the picture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ..store.hashing import SCHEMA_VERSION, digest
+
+#: Bumped whenever rendering changes, so cached figures are redrawn.
+RENDERER_VERSION = 1
+
+INLINE = "<inline>"
+
+
+@dataclass(frozen=True)
+class ExecutionRequest:
+    directive: str  #: e.g. ``tv-heatmap``
+    docname: str
+    lineno: int
+    lesson_id: str
+    backend: str  #: ``jax`` | ``torch`` | ``numpy``
+    entry: str  #: source path relative to the source folder, or ``<inline>``
+    files: dict[str, str]  #: relative path -> sha256 of the text, entry and local imports
+    inline_code: str | None
+    function: str | None
+    inputs: Any
+    seed: int
+    device: str  #: ``cpu`` unless configured
+    options: dict[str, Any] = field(default_factory=dict)  #: result-affecting, directive-specific
+    render: dict[str, Any] = field(default_factory=dict)  #: render-only options
+    versions: dict[str, str] | None = None  #: library versions, only when configured to hash them
+
+    def hashed_inputs(self) -> dict[str, Any]:
+        """The canonical description of the computation; its digest names the artifact."""
+        inputs = {
+            "schemaVersion": SCHEMA_VERSION,
+            "directive": self.directive,
+            "backend": self.backend,
+            "device": self.device,
+            "entry": self.entry,
+            "files": self.files,
+            "function": self.function,
+            "inputs": self.inputs,
+            "seed": self.seed,
+            "options": self.options,
+        }
+        if self.versions is not None:
+            inputs["versions"] = self.versions
+        return inputs
+
+    @cached_property
+    def content_hash(self) -> str:
+        return digest(self.hashed_inputs())
+
+    @cached_property
+    def renderer_hash(self) -> str:
+        return digest({"rendererVersion": RENDERER_VERSION, "directive": self.directive, **self.render})

@@ -1,0 +1,69 @@
+"""Turn what lesson code returns into artifact ``data``, refusing what cannot be drawn.
+
+Runs inside the worker. Raises :class:`BadResult` with a message for the author
+when the value has the wrong type, shape, or non-finite entries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class BadResult(ValueError):
+    """The lesson code ran but returned something the directive cannot show."""
+
+
+def to_numpy(value: Any) -> np.ndarray:
+    """A float64 array from a NumPy, PyTorch or JAX array (or nested lists)."""
+    if hasattr(value, "detach"):  # torch.Tensor, without importing torch here
+        value = value.detach().cpu().numpy()
+    if isinstance(value, (str, bytes)) or value is None:
+        raise BadResult(f"expected an array, got {type(value).__name__}")
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise BadResult(f"expected a numeric array, got {type(value).__name__} ({exc})") from None
+    return array
+
+
+def _labels(spec: Any, count: int, index: str, what: str) -> list[str]:
+    """Row/column labels: a list, or a pattern like ``token {i}``."""
+    if isinstance(spec, list):
+        if len(spec) != count:
+            raise BadResult(f"{len(spec)} {what} labels given for {count} {what}s")
+        return [str(s) for s in spec]
+    pattern = spec if isinstance(spec, str) and spec else f"{what} {{{index}}}"
+    try:
+        return [pattern.format(**{index: n, "i": n, "j": n, "n": n}) for n in range(count)]
+    except (KeyError, IndexError, ValueError) as exc:
+        raise BadResult(f"bad {what} label pattern {pattern!r}: {exc}") from None
+
+
+def heatmap_data(value: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """``data`` for a heatmap: a 2-D finite array plus labels, unit and scale."""
+    rows_spec, cols_spec = options.get("rows"), options.get("columns")
+    if isinstance(value, dict):
+        if "values" not in value:
+            raise BadResult("a dict result needs a 'values' key (and may give 'rows' and 'columns')")
+        rows_spec = value.get("rows", rows_spec)
+        cols_spec = value.get("columns", cols_spec)
+        value = value["values"]
+    array = to_numpy(value)
+    if array.ndim != 2:
+        raise BadResult(f"a heatmap needs a 2-D array, got shape {tuple(array.shape)}")
+    if array.size == 0:
+        raise BadResult("the array is empty")
+    if not np.isfinite(array).all():
+        bad = int((~np.isfinite(array)).sum())
+        raise BadResult(f"{bad} of {array.size} values are NaN or infinite")
+    n_rows, n_cols = array.shape
+    return {
+        "kind": "heatmap",
+        "values": [[float(v) for v in row] for row in array.astype(np.float64)],
+        "rows": _labels(rows_spec, n_rows, "i", "row"),
+        "columns": _labels(cols_spec, n_cols, "j", "column"),
+        "unit": str(options.get("unit", "")),
+        "diverging": bool(options.get("diverging", False)),
+    }

@@ -1,0 +1,125 @@
+"""The worker: a fresh Python process that runs one directive's lesson code.
+
+Started by :mod:`.runner` as ``python -m sphinx_tensorviz.execute.worker JOB RESULT``
+(never forked from Sphinx: CUDA and JAX do not survive ``fork``). It reads the
+job JSON, seeds everything, runs the code with stdout captured, converts the
+return value into artifact ``data`` and writes the result JSON. Anything the
+code raises becomes an error result; if the process dies instead, the runner
+notices the missing result file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import inspect
+import io
+import json
+import resource
+import sys
+import traceback
+import types
+from pathlib import Path
+from typing import Any, Callable
+
+from .determinism import describe_environment, seed_everything
+from .results import BadResult, heatmap_data
+
+#: How each directive turns the lesson's return value into artifact data.
+CONVERTERS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
+    "tv-heatmap": heatmap_data,
+}
+
+
+def load_module(job: dict[str, Any]) -> types.ModuleType:
+    """Import the lesson file, or compile the inline body, as a fresh module."""
+    sys.path[:0] = job["searchPath"]
+    if job.get("inlineCode") is not None:
+        module = types.ModuleType("tensorviz_lesson")
+        module.__file__ = job["inlineName"]
+        code = compile(job["inlineCode"], job["inlineName"], "exec")
+        exec(code, module.__dict__)  # noqa: S102 - lesson code runs here, isolated in this process
+        return module
+    entry = Path(job["entryPath"])
+    spec = importlib.util.spec_from_file_location(entry.stem, entry)
+    if spec is None or spec.loader is None:
+        raise BadResult(f"cannot import {entry}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[entry.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def call_entry(module: types.ModuleType, job: dict[str, Any]) -> Any:
+    """Call the named function with the author's inputs, plus ``seed``/``key`` if it asks for them."""
+    name = job.get("function")
+    if not name:
+        if "result" not in module.__dict__:
+            raise BadResult("the code defines no 'result' variable; name a function with :function:")
+        return module.__dict__["result"]
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise BadResult(f"no function named {name!r} in {job.get('entry')}")
+    inputs = job.get("inputs") or {}
+    kwargs = dict(inputs) if isinstance(inputs, dict) else {}
+    params = inspect.signature(function).parameters
+    if "seed" in params and "seed" not in kwargs:
+        kwargs["seed"] = job["seed"]
+    if "key" in params and "key" not in kwargs and job["backend"] == "jax":
+        import jax
+
+        kwargs["key"] = jax.random.PRNGKey(job["seed"])
+    return function(**kwargs)
+
+
+def run_job(job: dict[str, Any]) -> dict[str, Any]:
+    """Run a job and return the result document (never raises for lesson errors)."""
+    stdout = io.StringIO()
+    try:
+        seed_everything(job["backend"], job["seed"])
+        with contextlib.redirect_stdout(stdout):
+            module = load_module(job)
+            value = call_entry(module, job)
+            data = CONVERTERS[job["directive"]](value, job.get("options", {}))
+    except BadResult as exc:
+        return {"ok": False, "subtype": "bad_result", "message": str(exc), "stdout": stdout.getvalue()}
+    except BaseException as exc:  # noqa: BLE001 - any lesson error is reported, not raised
+        return {
+            "ok": False,
+            "subtype": "execution",
+            "message": f"{type(exc).__name__}: {exc}",
+            "traceback": _lesson_traceback(exc),
+            "stdout": stdout.getvalue(),
+        }
+    return {
+        "ok": True,
+        "data": data,
+        "stdout": stdout.getvalue(),
+        "environment": describe_environment(job["backend"]),
+    }
+
+
+def _lesson_traceback(exc: BaseException) -> str:
+    """The traceback without the worker's own frames, so authors see their code first."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "sphinx_tensorviz" not in f.filename]
+    lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
+    return "".join(lines)
+
+
+def _limit_memory(megabytes: int) -> None:
+    if megabytes > 0:
+        limit = megabytes * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+
+def main(argv: list[str]) -> int:
+    job_path, result_path = Path(argv[0]), Path(argv[1])
+    job = json.loads(job_path.read_text("utf-8"))
+    _limit_memory(int(job.get("memoryLimitMb") or 0))
+    result = run_job(job)
+    result_path.write_text(json.dumps(result, allow_nan=False), "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

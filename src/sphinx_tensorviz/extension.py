@@ -1,0 +1,42 @@
+"""Wiring: every feature module's ``setup_*`` is called from here, in pipeline order.
+
+read (directives collect requests) -> execute (after reading, in workers) ->
+store (artifacts on disk) -> render (post-transform per builder).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sphinx.application import Sphinx
+
+from .config import setup_config
+from .execute.phase import execute_phase, outdated_docs
+from .read.collector import RequestCollector
+from .read.directives import HeatmapDirective
+from .read.nodes import tensorviz_figure, visit_unreplaced
+from .render.assets import add_static_path, link_assets
+from .render.html_nodes import setup_html_nodes
+from .render.latex import setup_latex_nodes
+from .render.transform import RenderFigures
+
+#: bump when the shape of what is kept in the environment changes
+ENV_VERSION = 1
+
+
+def setup_extension(app: Sphinx) -> dict[str, Any]:
+    setup_config(app)
+    # read
+    app.add_directive("tv-heatmap", HeatmapDirective)
+    app.add_node(tensorviz_figure, **{b: (visit_unreplaced, None) for b in ("html", "latex", "text", "man", "texinfo")})
+    app.add_env_collector(RequestCollector)
+    # execute + store
+    app.connect("env-get-outdated", outdated_docs)
+    app.connect("env-updated", execute_phase)
+    # render
+    setup_html_nodes(app)
+    setup_latex_nodes(app)
+    app.add_post_transform(RenderFigures)
+    app.connect("builder-inited", add_static_path)
+    app.connect("html-page-context", link_assets)
+    return {"env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,190 @@
+"""Directives that execute lesson code: they only *describe* the computation.
+
+``run()`` gathers the code (a ``:source:`` file or the inline body, plus the
+project-local modules it imports), builds an :class:`ExecutionRequest`, records
+it for the executor and leaves a :class:`tensorviz_figure` node. Nothing is
+executed and no framework is imported here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective
+
+from ..config import settings
+from ..execute.request import INLINE, ExecutionRequest
+from ..store.hashing import sha256_text
+from ..warnings_ import Subtype, warn
+from . import options as opt
+from .collector import add_request
+from .nodes import tensorviz_figure
+from .sources import SourceError, local_imports, resolve_inside
+
+Converter = Callable[[str | None], Any]
+
+#: Options every executing directive accepts, with their converters.
+COMMON_OPTIONS: dict[str, Converter] = {
+    "source": directives.unchanged_required,
+    "function": opt.python_name,
+    "backend": opt.backend,
+    "seed": opt.seed,
+    "inputs": opt.yaml_mapping,
+    "title": opt.text,
+    "prediction": opt.text,
+    "alt": opt.text,
+    "description": opt.text,
+    "lesson": opt.text,
+    "name": directives.unchanged,
+    "class": directives.class_option,
+}
+
+
+def figure_slug(docname: str) -> str:
+    """A piece of an HTML id that is unique per document (``singlehtml`` joins documents)."""
+    return re.sub(r"[^a-z0-9]+", "-", docname.lower()).strip("-") or "doc"
+
+
+class ExecutedDirective(SphinxDirective):
+    """Common parts of ``tv-heatmap`` and ``tv-graph``: code, backend, seed and accessibility text."""
+
+    has_content = True
+    #: directive-specific options and their converters
+    extra_options: ClassVar[dict[str, Converter]] = {}
+    #: options that change the result (hashed with the code)
+    result_options: ClassVar[tuple[str, ...]] = ()
+    #: options that change only the picture (renderer hash)
+    render_options: ClassVar[tuple[str, ...]] = ("title", "prediction", "alt", "description")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # docutils would reject bad values with an untyped error; we convert in run()
+        # so every problem becomes a located ``tensorviz.option`` warning instead.
+        cls.option_spec = {
+            name: directives.flag if conv is directives.flag else directives.unchanged
+            for name, conv in {**COMMON_OPTIONS, **cls.extra_options}.items()
+        }
+
+    def run(self) -> list[nodes.Node]:
+        try:
+            values = self.converted_options()
+            request = self.build_request(values)
+        except (ValueError, SourceError) as exc:
+            subtype = Subtype.source if isinstance(exc, SourceError) else Subtype.option
+            return [self.problem(str(exc), subtype)]
+        add_request(self.env, request)
+        node = tensorviz_figure(
+            request=request,
+            figure_id=f"tv-{figure_slug(self.env.docname)}-{self.env.new_serialno('tensorviz')}",
+            classes=["tv-figure", *values.get("class", [])],
+        )
+        self.set_source_info(node)
+        self.add_name(node)
+        return [node]
+
+    # -- option handling --------------------------------------------------
+    def converted_options(self) -> dict[str, Any]:
+        specs = {**COMMON_OPTIONS, **self.extra_options}
+        values: dict[str, Any] = {}
+        for name, raw in self.options.items():
+            try:
+                values[name] = specs[name](raw)
+            except ValueError as exc:
+                raise ValueError(f":{name}: {exc}") from None
+        return values
+
+    def problem(self, message: str, subtype: Subtype) -> nodes.Element:
+        """Warn with the directive's location and show the problem on the page."""
+        full = f"{self.name}: {message}"
+        warn(full, subtype, location=(self.env.docname, self.lineno))
+        box = nodes.error("", nodes.paragraph("", full), classes=["tv-error"])
+        self.set_source_info(box)
+        return box
+
+    # -- the request ------------------------------------------------------
+    def build_request(self, values: dict[str, Any]) -> ExecutionRequest:
+        conf = settings(self.env.app)
+        entry, files, inline, importer = self.gather_code(values)
+        backend = values.get("backend", "numpy")
+        return ExecutionRequest(
+            directive=self.name,
+            docname=self.env.docname,
+            lineno=self.lineno,
+            lesson_id=values.get("lesson", self.env.docname.rsplit("/", 1)[-1]),
+            backend=backend,
+            entry=entry,
+            files=files,
+            inline_code=inline,
+            function=values.get("function"),
+            inputs=values.get("inputs", {}),
+            seed=values.get("seed", 0),
+            device=conf.device,
+            options=self.result_values(values),
+            render={name: values[name] for name in self.render_options if name in values},
+            versions=_framework_versions(backend) if conf.hash_versions else None,
+        )
+
+    def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Directive-specific result options (flags become booleans)."""
+        return {name: values.get(name, None) if name in values else None for name in self.result_options}
+
+    def gather_code(self, values: dict[str, Any]) -> tuple[str, dict[str, str], str | None, Path]:
+        """(entry, {path: sha256}, inline code, importer path), noting dependencies for rebuilds."""
+        srcdir = Path(self.env.srcdir)
+        body = "\n".join(self.content)
+        if "source" in values:
+            if body.strip():
+                raise ValueError("give the code either with :source: or in the body, not both")
+            rel, absolute = self.env.relfn2path(values["source"], self.env.docname)
+            path = resolve_inside(srcdir, Path(absolute), values["source"])
+            entry, code, inline = path.relative_to(srcdir.resolve()).as_posix(), path.read_text("utf-8"), None
+            importer = path
+            self.env.note_dependency(str(path))
+        elif body.strip():
+            entry, code, inline = INLINE, body, body
+            importer = Path(self.env.doc2path(self.env.docname))
+        else:
+            raise ValueError("no code: give :source: (a .py file in the course) or write the code in the body")
+        files = {entry: sha256_text(code)}
+        for module in local_imports(code, importer, srcdir):
+            files[module.relative_to(srcdir.resolve()).as_posix()] = sha256_text(module.read_text("utf-8"))
+            self.env.note_dependency(str(module))
+        return entry, files, inline, importer
+
+
+def _framework_versions(backend: str) -> dict[str, str]:
+    versions = {}
+    for package in sorted({"numpy", backend}):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "missing"
+    return versions
+
+
+class HeatmapDirective(ExecutedDirective):
+    """``tv-heatmap``: a 2-D array from lesson code, drawn as an accessible heatmap."""
+
+    extra_options: ClassVar[dict[str, Converter]] = {
+        "rows": opt.labels,
+        "columns": opt.labels,
+        "unit": opt.text,
+        "diverging": directives.flag,
+        "colormap": opt.text,
+    }
+    result_options = ("rows", "columns", "unit", "diverging")
+    render_options = (*ExecutedDirective.render_options, "colormap")
+
+    def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "rows": values.get("rows"),
+            "columns": values.get("columns"),
+            "unit": values.get("unit", ""),
+            "diverging": "diverging" in values,
+        }

@@ -1,0 +1,65 @@
+"""Directive option converters: small pure functions that raise ``ValueError`` with a reason.
+
+Usable from reStructuredText and MyST alike; docutils turns the error into a
+located option error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from docutils.parsers.rst import directives
+
+BACKENDS = ("jax", "torch", "numpy")
+
+
+def backend(argument: str | None) -> str:
+    return directives.choice((argument or "").strip().lower(), BACKENDS)
+
+
+def seed(argument: str | None) -> int:
+    return directives.nonnegative_int(argument)
+
+
+def yaml_mapping(argument: str | None) -> dict[str, Any]:
+    """A YAML (or JSON) mapping, e.g. ``{"scale": 2, "tokens": [1, 2]}``."""
+    value = _yaml(argument)
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a mapping like {{name: value}}, got {type(value).__name__}")
+    return value
+
+
+def labels(argument: str | None) -> str | list[str]:
+    """Axis labels: a pattern with ``{i}`` (rows) or ``{j}`` (columns), or a YAML list."""
+    text = (argument or "").strip()
+    if not text:
+        raise ValueError("give a pattern like 'token {i}' or a list like [a, b, c]")
+    if text.startswith("["):
+        value = _yaml(text)
+        if not isinstance(value, list):
+            raise ValueError("a label list must look like [a, b, c]")
+        return [str(v) for v in value]
+    return text
+
+
+def text(argument: str | None) -> str:
+    """Free text; required to be non-empty so an empty ``:alt:`` is caught early."""
+    value = " ".join((argument or "").split())
+    if not value:
+        raise ValueError("this option needs a value")
+    return value
+
+
+def python_name(argument: str | None) -> str:
+    value = (argument or "").strip()
+    if not value.isidentifier():
+        raise ValueError(f"{value!r} is not a Python function name")
+    return value
+
+
+def _yaml(argument: str | None) -> Any:
+    try:
+        return yaml.safe_load(argument or "")
+    except yaml.YAMLError as exc:
+        raise ValueError(f"not valid YAML/JSON: {exc}") from None

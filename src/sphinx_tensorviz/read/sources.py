@@ -1,0 +1,87 @@
+"""Find the code a directive depends on: its source file and the project-local modules it imports.
+
+Only files inside the Sphinx source folder are followed (installed packages are
+recorded by version in the artifact instead). A path that escapes the folder is
+refused: lesson paths are untrusted input.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+
+class SourceError(ValueError):
+    """A ``:source:`` or ``:model:`` path that cannot be used; the message says why."""
+
+
+def resolve_inside(srcdir: Path, candidate: Path, shown: str) -> Path:
+    """``candidate`` resolved, if it is an existing file inside ``srcdir``."""
+    root = srcdir.resolve()
+    path = candidate.resolve()
+    if not path.is_relative_to(root):
+        raise SourceError(f"{shown!r} is outside the course folder {root}; keep lesson code inside it")
+    if not path.is_file():
+        raise SourceError(f"{shown!r} does not exist (looked for {path})")
+    return path
+
+
+def local_imports(code: str, importer: Path, srcdir: Path) -> list[Path]:
+    """Every module inside ``srcdir`` that ``code`` imports, transitively, in a stable order.
+
+    ``importer`` is the file the code lives in (or would live in, for an inline
+    body). Modules are looked up the way the worker's ``sys.path`` finds them:
+    first beside the importer, then at the top of the source folder.
+    """
+    root = srcdir.resolve()
+    roots = [importer.parent, root]
+    seen: dict[Path, None] = {}
+    queue: list[tuple[str, Path]] = [(code, importer)]
+    while queue:
+        text, current = queue.pop(0)
+        for name, level in _imported_names(text):
+            for found in _find_module(name, level, current, roots):
+                if found.is_relative_to(root) and found != importer and found not in seen:
+                    seen[found] = None
+                    queue.append((found.read_text("utf-8"), found))
+    return list(seen)
+
+
+def _imported_names(code: str) -> list[tuple[str, int]]:
+    """(dotted name, relative level) for each import; submodule candidates included."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []  # the worker reports syntax errors with a proper traceback
+    names: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend((alias.name, 0) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            names.append((base, node.level))
+            # ``from pkg import mod`` may import a submodule rather than a name.
+            names.extend((f"{base}.{a.name}".lstrip("."), node.level) for a in node.names if a.name != "*")
+    return names
+
+
+def _find_module(name: str, level: int, importer: Path, roots: list[Path]) -> list[Path]:
+    parts = [p for p in name.split(".") if p]
+    if level:
+        base = importer.parent
+        for _ in range(level - 1):
+            base = base.parent
+        bases = [base]
+    else:
+        bases = roots
+    found: list[Path] = []
+    for base in bases:
+        target = base.joinpath(*parts) if parts else base
+        for candidate in (target.with_suffix(".py") if parts else None, target / "__init__.py"):
+            if candidate is not None and candidate.is_file():
+                found.append(candidate.resolve())
+                break
+        else:
+            continue
+        break
+    return found

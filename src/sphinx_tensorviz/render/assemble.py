@@ -1,0 +1,93 @@
+"""Lay :class:`FigureParts` out for one builder: HTML, LaTeX, or anything else.
+
+HTML: ``<figure>`` with the prediction prompt first, the picture inside a native
+``<details>`` (revealed without JavaScript), then the description and a caption
+with the provenance footer. LaTeX: the same order with a PDF. Other builders
+(text, man, texinfo, ...): the prompt, the alt text, the description and the
+table, all as plain docutils nodes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils import nodes
+
+from .html_nodes import tv_html_caption, tv_html_figure, tv_html_reveal, tv_html_scroll
+from .latex import tv_latex_graphic
+from .parts import FigureParts
+from .svg import ID_TOKEN
+
+REVEAL_SUMMARY = "Reveal the figure (after you have made your prediction)"
+
+
+def prediction_node(prediction: str) -> nodes.paragraph:
+    para = nodes.paragraph(classes=["tv-prediction"])
+    para += nodes.strong("", "Predict first: ")
+    para += nodes.Text(prediction)
+    return para
+
+
+def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prediction: str | None,
+                footer: str) -> nodes.Element:
+    figure = tv_html_figure(ids=[figure_id], classes=classes)
+    svg = parts.svg.replace(ID_TOKEN, figure_id)
+    picture: nodes.Element = tv_html_scroll(label=f"Figure: {parts.title}") if parts.wide else nodes.container(
+        classes=["tv-picture"]
+    )
+    picture += nodes.raw("", f'<div class="tv-svg">{svg}</div>', format="html")
+    body: list[nodes.Node] = [picture, *parts.extra_html, _scrolling(parts.details, parts.title)]
+    if prediction:
+        figure += prediction_node(prediction)
+        reveal = tv_html_reveal(summary=REVEAL_SUMMARY)
+        reveal.extend(body)
+        figure += reveal
+    else:
+        figure.extend(body)
+    caption = tv_html_caption()
+    caption += nodes.paragraph("", "", nodes.strong("", parts.title), classes=["tv-title"])
+    caption += nodes.paragraph("", footer, classes=["tv-provenance"])
+    figure += caption
+    return figure
+
+
+def _scrolling(details: list[nodes.Node], title: str) -> nodes.Element:
+    """Tables get a focusable scroll region so they never overflow a phone screen."""
+    box = nodes.container(classes=["tv-details"])
+    for node in details:
+        if isinstance(node, nodes.table):
+            region = tv_html_scroll(label=f"Data table for {title}")
+            region += node
+            box += region
+        else:
+            box += node
+    return box
+
+
+def latex_figure(parts: FigureParts, outdir: Path, filename: str, prediction: str | None,
+                 footer: str) -> nodes.Element:
+    box = nodes.container(classes=["tv-figure"])
+    if prediction:
+        box += prediction_node(prediction)
+    if parts.draw_pdf is not None:
+        target = outdir / filename
+        if not target.exists():
+            parts.draw_pdf(target)
+        box += tv_latex_graphic(filename=filename)
+    box += nodes.paragraph("", "", nodes.strong("", parts.title))
+    box.extend(parts.details)
+    box += nodes.paragraph("", footer, classes=["tv-provenance"])
+    return box
+
+
+def plain_figure(parts: FigureParts, prediction: str | None, footer: str) -> nodes.Element:
+    box = nodes.container(classes=["tv-figure"])
+    if prediction:
+        box += prediction_node(prediction)
+    para = nodes.paragraph()
+    para += nodes.strong("", f"Figure: {parts.title}. ")
+    para += nodes.Text(parts.alt)
+    box += para
+    box.extend(parts.details)
+    box += nodes.paragraph("", footer, classes=["tv-provenance"])
+    return box

@@ -1,0 +1,25 @@
+"""CSS and JavaScript, copied once and linked only on pages that show a tensorviz figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+from .html_nodes import tv_html_figure
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+
+
+def add_static_path(app: Sphinx) -> None:
+    if app.builder.format == "html" and str(STATIC) not in app.config.html_static_path:
+        app.config.html_static_path.append(str(STATIC))
+
+
+def link_assets(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                doctree: nodes.document | None) -> None:
+    if doctree is not None and any(True for _ in doctree.findall(tv_html_figure)):
+        app.add_css_file("tensorviz/tensorviz.css")
+        app.add_js_file("tensorviz/tensorviz.js", loading_method="defer")

@@ -1,0 +1,27 @@
+"""The provenance footer: where a figure's numbers came from, in one line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+FRAMEWORK_NAMES = {"jax": "JAX", "torch": "PyTorch", "numpy": "NumPy"}
+
+
+def provenance_line(artifact: dict[str, Any]) -> str:
+    env = artifact["environment"]
+    device = "GPU" if env["backend"] == "gpu" else "CPU"
+    count = env.get("deviceCount", 1)
+    parts = [f"Recorded computation on {device} ({count} device{'s' if count != 1 else ''})"]
+    framework = env.get("framework", "numpy")
+    for package in dict.fromkeys((framework, "numpy")):
+        if package in env:
+            parts.append(f"{FRAMEWORK_NAMES.get(package, package)} {env[package]}")
+    parts.append(f"Python {env['python']}")
+    stamp = artifact["generatedAt"]
+    parts.append(f"{stamp[:10]} {stamp[11:16]} UTC")
+    parts.append(f"content hash {artifact['contentHash'][:12]}")
+    checks = artifact.get("checks")
+    if checks:
+        passed = sum(1 for c in checks if c["passed"])
+        parts.append(f"checks {passed}/{len(checks)} passed")
+    return " · ".join(parts)

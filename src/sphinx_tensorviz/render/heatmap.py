@@ -1,0 +1,42 @@
+"""A heatmap artifact as :class:`FigureParts`: SVG, alt text, description and data table."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from docutils import nodes
+
+from .cache import RenderCache
+from .colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT
+from .describe import fmt, heatmap_alt, heatmap_long_description
+from .heatmap_svg import heatmap_svg
+from .latex import heatmap_pdf
+from .parts import FigureParts
+from .tables import MAX_CELLS, data_table
+
+
+def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, cache: RenderCache) -> FigureParts:
+    data = artifact["data"]
+    colormap = render.get("colormap") or (DIVERGING_DEFAULT if data["diverging"] else SEQUENTIAL_DEFAULT)
+    title = render.get("title") or (f"Heatmap of {data['unit']}" if data["unit"] else "Heatmap")
+    alt = render.get("alt") or heatmap_alt(data)
+    svg = cache.svg(
+        artifact["contentHash"], renderer_hash, partial(heatmap_svg, data, title=title, alt=alt, colormap=colormap)
+    )
+    details: list[nodes.Node] = []
+    if render.get("description"):
+        details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
+    details.append(nodes.paragraph("", heatmap_long_description(data, colormap), classes=["tv-longdesc"]))
+    rows, cols = data["rows"], data["columns"]
+    if len(rows) * len(cols) <= MAX_CELLS:
+        cells = [[fmt(v) for v in row] for row in data["values"]]
+        details.append(data_table(f"Data: {data['unit'] or 'values'}", "", rows, cols, cells))
+    return FigureParts(
+        title=title,
+        alt=alt,
+        svg=svg,
+        details=details,
+        draw_pdf=lambda path: heatmap_pdf(data, path, title, colormap),
+        wide=len(cols) > 10,
+    )

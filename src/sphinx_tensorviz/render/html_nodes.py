@@ -1,0 +1,71 @@
+"""HTML-only wrapper nodes: ``<figure>``, ``<details>`` reveal, ``<figcaption>`` and a scroll region.
+
+They only ever appear in doctrees written by HTML builders; the render
+transform gives every other builder plain docutils nodes.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.writers.html5 import HTML5Translator
+
+from .svg import attr, text
+
+
+class tv_html_figure(nodes.General, nodes.Element):  # noqa: N801
+    """``<figure>`` around prediction, reveal and caption."""
+
+
+class tv_html_reveal(nodes.General, nodes.Element):  # noqa: N801
+    """A native ``<details>`` so revealing works without JavaScript; ``summary`` attribute."""
+
+
+class tv_html_caption(nodes.General, nodes.Element):  # noqa: N801
+    """``<figcaption>``: title and provenance footer."""
+
+
+class tv_html_scroll(nodes.General, nodes.Element):  # noqa: N801
+    """A keyboard-focusable region that scrolls wide content (tables, graphs) on small screens."""
+
+
+def _visit_figure(self: HTML5Translator, node: nodes.Element) -> None:
+    # One element has one id; further ids (from :name:) become anchors inside it.
+    first, *others = node["ids"]
+    self.body.append(f'<figure id="{first}" class="{" ".join(node["classes"])}">\n')
+    self.body.extend(f'<span id="{other}"></span>' for other in others)
+
+
+def _depart_figure(self: HTML5Translator, node: nodes.Element) -> None:
+    self.body.append("</figure>\n")
+
+
+def _visit_reveal(self: HTML5Translator, node: nodes.Element) -> None:
+    self.body.append(f'<details class="tv-reveal"><summary>{text(node["summary"])}</summary>\n')
+
+
+def _depart_reveal(self: HTML5Translator, node: nodes.Element) -> None:
+    self.body.append("</details>\n")
+
+
+def _visit_caption(self: HTML5Translator, node: nodes.Element) -> None:
+    self.body.append('<figcaption class="tv-caption">\n')
+
+
+def _depart_caption(self: HTML5Translator, node: nodes.Element) -> None:
+    self.body.append("</figcaption>\n")
+
+
+def _visit_scroll(self: HTML5Translator, node: nodes.Element) -> None:
+    self.body.append(f'<div class="tv-scroll" tabindex="0" role="region" aria-label={attr(node["label"])}>\n')
+
+
+def _depart_scroll(self: HTML5Translator, node: nodes.Element) -> None:
+    self.body.append("</div>\n")
+
+
+def setup_html_nodes(app: Sphinx) -> None:
+    app.add_node(tv_html_figure, html=(_visit_figure, _depart_figure))
+    app.add_node(tv_html_reveal, html=(_visit_reveal, _depart_reveal))
+    app.add_node(tv_html_caption, html=(_visit_caption, _depart_caption))
+    app.add_node(tv_html_scroll, html=(_visit_scroll, _depart_scroll))

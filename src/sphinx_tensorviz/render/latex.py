@@ -1,0 +1,52 @@
+"""LaTeX output: the figure as a PDF drawn by matplotlib, included with ``\\includegraphics``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.writers.latex import LaTeXTranslator
+
+
+class tv_latex_graphic(nodes.General, nodes.Element):  # noqa: N801
+    """A PDF in the LaTeX output folder; attribute ``filename``."""
+
+
+def _visit(self: LaTeXTranslator, node: nodes.Element) -> None:
+    self.body.append(
+        "\n\\begin{center}\n\\includegraphics[width=0.85\\linewidth,keepaspectratio]{%s}\n\\end{center}\n"
+        % node["filename"]
+    )
+    raise nodes.SkipNode
+
+
+def heatmap_pdf(data: dict[str, Any], path: Path, title: str, colormap: str) -> None:
+    """Draw the heatmap with a labelled colour bar; no timestamp, so the PDF is reproducible."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import Normalize
+
+    values = data["values"]
+    flat = [v for row in values for v in row]
+    if data["diverging"]:
+        limit = max(abs(v) for v in flat) or 1.0
+        norm = Normalize(-limit, limit)
+    else:
+        norm = Normalize(min(flat), max(flat))
+    fig, ax = plt.subplots(figsize=(1 + 0.7 * len(data["columns"]), 1 + 0.5 * len(data["rows"])))
+    image = ax.imshow(values, cmap=colormap, norm=norm, aspect="auto")
+    ax.set_xticks(range(len(data["columns"])), data["columns"])
+    ax.set_yticks(range(len(data["rows"])), data["rows"])
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, label=data.get("unit", ""))
+    fig.tight_layout()
+    fig.savefig(path, format="pdf", metadata={"CreationDate": None, "ModDate": None})
+    plt.close(fig)
+
+
+def setup_latex_nodes(app: Sphinx) -> None:
+    app.add_node(tv_latex_graphic, latex=(_visit, None))

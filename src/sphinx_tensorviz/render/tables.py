@@ -1,0 +1,35 @@
+"""Data tables as plain docutils nodes, so every builder (HTML, LaTeX, text, man) can show them."""
+
+from __future__ import annotations
+
+from docutils import nodes
+
+MAX_CELLS = 1024  # beyond this a table stops helping; the figure's description summarises instead
+
+
+def data_table(caption: str, corner: str, rows: list[str], columns: list[str], cells: list[list[str]]) -> nodes.table:
+    """A table with a header row and a stub column of row labels."""
+    table = nodes.table(classes=["tv-data-table"])
+    table += nodes.title("", caption)
+    group = nodes.tgroup(cols=len(columns) + 1)
+    table += group
+    for _ in range(len(columns) + 1):
+        group += nodes.colspec(colwidth=1)
+    group[0]["stub"] = 1
+    head = nodes.thead()
+    head += _row([corner, *columns])
+    group += head
+    body = nodes.tbody()
+    for label, row in zip(rows, cells):
+        body += _row([label, *row])
+    group += body
+    return table
+
+
+def _row(texts: list[str]) -> nodes.row:
+    row = nodes.row()
+    for value in texts:
+        entry = nodes.entry()
+        entry += nodes.paragraph("", value)
+        row += entry
+    return row

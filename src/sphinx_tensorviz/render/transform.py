@@ -1,0 +1,100 @@
+"""Replace each ``tensorviz_figure`` with the figure for the current builder.
+
+Runs at write time (a post-transform, for every builder), after the execution
+phase has filled the store. Missing, failed and corrupt artifacts become a
+located warning and a visible box on the page; the build goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+from ..config import settings
+from ..execute.request import ExecutionRequest
+from ..read.nodes import tensorviz_figure
+from ..store.artifacts import ArtifactStore, StoreProblem
+from ..warnings_ import Subtype, warn
+from .assemble import html_figure, latex_figure, plain_figure
+from .cache import RenderCache
+from .footer import provenance_line
+from .heatmap import heatmap_parts
+from .parts import FigureParts
+
+PartsMaker = Callable[[dict[str, Any], dict[str, Any], str, RenderCache], FigureParts]
+
+#: directive name -> renderer; other directives register theirs with :func:`register_renderer`.
+RENDERERS: dict[str, PartsMaker] = {"tv-heatmap": heatmap_parts}
+
+_TRACEBACK_LINES = 8
+
+
+def register_renderer(directive: str, maker: PartsMaker) -> None:
+    RENDERERS[directive] = maker
+
+
+class RenderFigures(SphinxPostTransform):
+    default_priority = 200
+
+    def run(self, **kwargs: Any) -> None:
+        conf = settings(self.app)
+        store = ArtifactStore(conf.store_dir)
+        cache = RenderCache(Path(self.env.doctreedir) / "tensorviz-figures")
+        for node in list(self.document.findall(tensorviz_figure)):
+            node.replace_self(self.figure(node, store, cache, conf.mode))
+
+    def figure(self, node: tensorviz_figure, store: ArtifactStore, cache: RenderCache, mode: str) -> nodes.Node:
+        request: ExecutionRequest = node["request"]
+        found = store.read_artifact(request.content_hash)
+        if isinstance(found, StoreProblem) or found is None:
+            return self.missing(node, request, store, mode, found)
+        parts = RENDERERS[request.directive](found, request.render, request.renderer_hash, cache)
+        prediction = request.render.get("prediction")
+        footer = provenance_line(found)
+        fmt = self.app.builder.format
+        if fmt == "html":
+            figure = html_figure(parts, node["figure_id"], [*node["classes"], request.directive], prediction, footer)
+        elif fmt == "latex":
+            name = f"tensorviz-{request.content_hash[:16]}-{request.renderer_hash[:8]}.pdf"
+            figure = latex_figure(parts, Path(self.app.builder.outdir), name, prediction, footer)
+        else:
+            figure = plain_figure(parts, prediction, footer)
+        figure["ids"] = [node["figure_id"], *node["ids"]]
+        figure["names"] = node["names"]
+        for number, table in enumerate(figure.findall(nodes.table)):
+            table["ids"] = [f"{node['figure_id']}-table-{number}"]
+        return figure
+
+    def missing(self, node: tensorviz_figure, request: ExecutionRequest, store: ArtifactStore, mode: str,
+                problem: StoreProblem | None) -> nodes.Node:
+        failure = store.read_failure(request.content_hash)
+        if failure is not None:
+            subtype = Subtype(failure.get("subtype", "execution"))
+            tail = "\n".join(failure.get("traceback", "").splitlines()[-_TRACEBACK_LINES:])
+            warn(f"{request.directive}: lesson code failed: {failure['message']}" + (f"\n{tail}" if tail else ""),
+                 subtype, location=node)
+            return error_box(f"This figure could not be computed: {failure['message']}", tail)
+        if problem is not None:
+            message = f"stored artifact {problem.path.name} {problem.reason}"
+            warn(f"{request.directive}: {message}", Subtype.store, location=node)
+            return error_box(f"This figure could not be shown: {message}", "")
+        if mode != "off":
+            warn(f"{request.directive}: no stored artifact {request.content_hash[:12]} and "
+                 f"tensorviz_execution_mode is {mode!r}; build once with 'auto' and commit the store",
+                 Subtype.cache_miss, location=node)
+        note = nodes.note(classes=["tv-placeholder"])
+        note += nodes.paragraph("", f"This figure has not been computed yet (execution mode {mode!r}; "
+                                    f"content hash {request.content_hash[:12]}).")
+        return note
+
+
+def error_box(message: str, traceback: str) -> nodes.Element:
+    box = nodes.error(classes=["tv-error"])
+    box += nodes.paragraph("", message)
+    if traceback:
+        box += nodes.literal_block(traceback, traceback, classes=["tv-traceback"])
+    return box

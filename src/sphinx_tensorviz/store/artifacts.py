@@ -1,0 +1,173 @@
+"""The artifact store: one pretty-printed JSON file per execution, meant to be committed.
+
+Files are named ``<contentHash>.json``. Writes go through a temporary file and
+``os.replace`` under a :class:`filelock.FileLock`, so a crash or a parallel
+build never leaves a half-written artifact. Reading validates against the
+shipped JSON Schema and checks that the content matches the file name; anything
+else is reported as a :class:`StoreProblem` and treated as a miss.
+
+Failures are recorded beside the artifacts in ``failures/`` (git-ignored), so
+identical failing code is not re-run on every build while a fixed one (a new
+hash) runs again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from filelock import FileLock
+
+_HASH_LEN = 64
+
+
+@cache
+def artifact_validator() -> jsonschema.protocols.Validator:
+    """The compiled validator for the shipped schema (compiled once per process)."""
+    text = resources.files("sphinx_tensorviz.store").joinpath("schemas/artifact.schema.json").read_text("utf-8")
+    schema = json.loads(text)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def schema_errors(artifact: Any) -> list[str]:
+    """Human-readable schema violations of ``artifact`` (empty when valid)."""
+    errors = sorted(artifact_validator().iter_errors(artifact), key=lambda e: list(e.absolute_path))
+    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
+
+
+def dump_json(value: Any) -> str:
+    """The on-disk form: stable key order as given, two-space indent, trailing newline."""
+    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+@dataclass(frozen=True)
+class StoreProblem:
+    """Why a stored file could not be used (it is then a cache miss)."""
+
+    path: Path
+    reason: str
+
+
+class ArtifactStore:
+    """A directory of artifacts and failure records, addressed by content hash."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    # -- paths -------------------------------------------------------------
+    def artifact_path(self, content_hash: str) -> Path:
+        _check_hash(content_hash)
+        return self.root / f"{content_hash}.json"
+
+    def failure_path(self, content_hash: str) -> Path:
+        _check_hash(content_hash)
+        return self.root / "failures" / f"{content_hash}.json"
+
+    def has_artifact(self, content_hash: str) -> bool:
+        return self.artifact_path(content_hash).is_file()
+
+    def artifact_hashes(self) -> list[str]:
+        """Hashes of every ``*.json`` file that looks like an artifact, sorted."""
+        if not self.root.is_dir():
+            return []
+        return sorted(
+            p.stem for p in self.root.glob("*.json") if len(p.stem) == _HASH_LEN and _is_hex(p.stem)
+        )
+
+    # -- reading -----------------------------------------------------------
+    def read_artifact(self, content_hash: str) -> dict[str, Any] | StoreProblem | None:
+        """The validated artifact, a :class:`StoreProblem`, or ``None`` when absent."""
+        path = self.artifact_path(content_hash)
+        try:
+            text = path.read_text("utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return StoreProblem(path, f"cannot be read ({exc})")
+        try:
+            artifact = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return StoreProblem(path, f"is not valid JSON ({exc})")
+        errors = schema_errors(artifact)
+        if errors:
+            return StoreProblem(path, "does not match the artifact schema: " + "; ".join(errors[:3]))
+        if artifact["contentHash"] != content_hash:
+            return StoreProblem(
+                path, f"holds contentHash {artifact['contentHash'][:12]}, not the {content_hash[:12]} of its name"
+            )
+        return artifact
+
+    def read_failure(self, content_hash: str) -> dict[str, Any] | None:
+        """The recorded failure for this hash, or ``None`` (a corrupt record counts as none)."""
+        try:
+            record = json.loads(self.failure_path(content_hash).read_text("utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return None
+        return record if isinstance(record, dict) and record.get("contentHash") == content_hash else None
+
+    # -- writing -----------------------------------------------------------
+    def write_artifact(self, artifact: dict[str, Any]) -> Path:
+        """Validate and atomically write ``artifact``; clears any failure record for it."""
+        errors = schema_errors(artifact)
+        if errors:
+            raise ValueError("refusing to store an invalid artifact: " + "; ".join(errors[:3]))
+        content_hash = artifact["contentHash"]
+        path = self.artifact_path(content_hash)
+        with self._lock():
+            _atomic_write(path, dump_json(artifact))
+            self.failure_path(content_hash).unlink(missing_ok=True)
+        return path
+
+    def write_failure(self, content_hash: str, record: dict[str, Any]) -> None:
+        path = self.failure_path(content_hash)
+        with self._lock():
+            _atomic_write(path, dump_json({"contentHash": content_hash, **record}))
+
+    def delete_artifact(self, content_hash: str) -> None:
+        with self._lock():
+            self.artifact_path(content_hash).unlink(missing_ok=True)
+
+    def _lock(self) -> FileLock:
+        """A lock in the git-ignored ``failures/`` folder, so it never shows up as a change."""
+        local = self.root / "failures"
+        local.mkdir(parents=True, exist_ok=True)
+        ignore = local / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# local records of failed executions and the store lock; not committed\n*\n")
+        return FileLock(str(local / ".lock"))
+
+
+def _check_hash(content_hash: str) -> None:
+    # A hash becomes a file name: refuse anything that could leave the store.
+    if len(content_hash) != _HASH_LEN or not _is_hex(content_hash):
+        raise ValueError(f"not a sha256 hex digest: {content_hash!r}")
+
+
+def _is_hex(text: str) -> bool:
+    return all(c in "0123456789abcdef" for c in text)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so readers see the old file or the new one, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_file() and path.read_text("utf-8") == text:
+        return
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,37 @@
+"""One place for tensorviz warnings, so authors can filter them with ``suppress_warnings``.
+
+Every warning is ``type="tensorviz"`` with a subtype from :class:`Subtype`; the
+reference page lists them, and a test checks that the list and the docs agree.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from sphinx.util import logging
+
+logger = logging.getLogger("sphinx_tensorviz")
+
+
+class Subtype(str, Enum):
+    """Warning subtypes, e.g. ``suppress_warnings = ["tensorviz.cache_miss"]``."""
+
+    option = "option"  #: a directive option or body is invalid
+    source = "source"  #: a source file is missing or outside the project
+    execution = "execution"  #: lesson code raised an exception
+    timeout = "timeout"  #: lesson code ran past ``tensorviz_timeout``
+    crash = "crash"  #: the worker process died (killed, out of memory, os._exit)
+    bad_result = "bad_result"  #: the result has the wrong type, shape, or non-finite values
+    cache_miss = "cache_miss"  #: ``cache-only`` mode and no stored artifact
+    store = "store"  #: a stored artifact is corrupt, invalid, or misnamed
+    claim = "claim"  #: a verified numerical claim failed
+    target = "target"  #: a step names a graph node that does not exist
+    config = "config"  #: a ``tensorviz_*`` configuration value is invalid
+
+
+def warn(message: str, subtype: Subtype, location: Any = None) -> None:
+    """Emit a located tensorviz warning (the build goes on; ``-W`` makes it fail)."""
+    logger.warning(
+        message, type="tensorviz", subtype=subtype.value, location=location
+    )
