@@ -1,0 +1,129 @@
+"""Graph capture of a real JAX function through its jaxpr, no mocks."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict, deque
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph  # noqa: E402
+
+THIS_FILE = str(Path(__file__).resolve())
+
+
+def tiny_block(x, w_up, w_down):
+    """A residual feed-forward block: both ``block/ffn`` nesting and a dotted scope name."""
+    with jax.named_scope("block"):
+        with jax.named_scope("ffn"):
+            hidden = jax.nn.silu(x @ w_up)
+            out = hidden @ w_down
+        residual = x + out
+    with jax.named_scope("head.norm"):
+        scale = jnp.sqrt(jnp.mean(residual * residual, axis=-1, keepdims=True) + 1e-6)
+    return residual / scale
+
+
+def args():
+    x = jnp.arange(12.0).reshape(3, 4) / 10
+    w_up = jnp.ones((4, 8)) / 8
+    w_down = jnp.ones((8, 4)) / 4
+    return (x, w_up, w_down)
+
+
+@pytest.fixture(scope="module")
+def captured():
+    return capture_jax_graph(tiny_block, args(), THIS_FILE)
+
+
+@pytest.fixture(scope="module")
+def nodes(captured):
+    return {node["id"]: node for node in captured["graph"]["layers"]}
+
+
+def test_scopes_become_module_nodes(nodes):
+    assert (nodes["block"]["kind"], nodes["block"]["op"], nodes["block"]["parent"]) == ("module", "Module", None)
+    assert (nodes["block.ffn"]["kind"], nodes["block.ffn"]["parent"]) == ("module", "block")
+    assert (nodes["head"]["kind"], nodes["head"]["parent"]) == ("module", None)
+    assert (nodes["head.norm"]["kind"], nodes["head.norm"]["parent"]) == ("module", "head")
+
+
+def test_equations_become_op_nodes_with_shapes(nodes):
+    first = nodes["dot_general@block.ffn#0"]
+    assert (first["op"], first["kind"], first["parent"]) == ("dot_general", "layer", "block.ffn")
+    assert first["outputs"] == [{"shape": [3, 8], "dtype": "float32"}]
+    assert nodes["dot_general@block.ffn#1"]["outputs"] == [{"shape": [3, 4], "dtype": "float32"}]
+    silu = nodes["silu@block.ffn#0"]  # a nested jit drawn as one op named after the function
+    assert (silu["op"], silu["params"]) == ("silu", {"call": "jit"})
+    assert nodes["add@block#0"]["parent"] == "block"
+    assert nodes["sqrt@head.norm#0"]["outputs"] == [{"shape": [3, 1], "dtype": "float32"}]
+    assert nodes["div@root#0"]["parent"] is None
+    assert nodes["input"]["params"] == {"shape": [3, 4], "dtype": "float32"}
+    assert nodes["input_2"]["params"] == {"shape": [8, 4], "dtype": "float32"}
+    assert nodes["output"]["outputs"] == [{"shape": [3, 4], "dtype": "float32"}]
+
+
+def test_source_lines_point_at_the_calls(nodes):
+    lines = Path(THIS_FILE).read_text(encoding="utf-8").splitlines()
+    expected = {"dot_general@block.ffn#0": "x @ w_up", "silu@block.ffn#0": "jax.nn.silu",
+                "dot_general@block.ffn#1": "hidden @ w_down", "add@block#0": "x + out",
+                "sqrt@head.norm#0": "jnp.sqrt", "div@root#0": "residual / scale"}
+    for node_id, text in expected.items():
+        source = nodes[node_id]["source"]
+        assert text in "\n".join(lines[source["line"] - 1:source["endLine"]]), node_id
+
+
+def test_connections_form_a_dag_from_inputs_to_output(captured, nodes):
+    successors, indegree = defaultdict(list), defaultdict(int)
+    for edge in captured["graph"]["connections"]:
+        assert nodes[edge["source"]]["kind"] != "module" and nodes[edge["target"]]["kind"] != "module"
+        successors[edge["source"]].append(edge["target"])
+        indegree[edge["target"]] += 1
+    ready, ordered, reached = deque(n for n in nodes if not indegree[n]), 0, set()
+    while ready:
+        node = ready.popleft()
+        ordered += 1
+        for target in successors[node]:
+            indegree[target] -= 1
+            if not indegree[target]:
+                ready.append(target)
+    assert ordered == len(nodes)
+    todo = ["input", "input_1", "input_2"]
+    while todo:
+        node = todo.pop()
+        if node not in reached:
+            reached.add(node)
+            todo.extend(successors[node])
+    assert "output" in reached
+    assert ("dot_general@block.ffn#0", "silu@block.ffn#0") in {
+        (edge["source"], edge["target"]) for edge in captured["graph"]["connections"]}
+
+
+def test_output_and_determinism(captured):
+    assert jnp.allclose(captured["output"], tiny_block(*args()))
+    again = capture_jax_graph(tiny_block, args(), THIS_FILE)
+    assert again["graph"] == captured["graph"]
+    assert json.loads(json.dumps(captured["graph"], allow_nan=False)) == captured["graph"]
+
+
+def test_jitted_helper_with_scopes_is_inlined():
+    @jax.jit
+    def helper(z):
+        with jax.named_scope("inner"):
+            return jnp.tanh(z) * 2.0
+
+    def outer(z):
+        with jax.named_scope("outer"):
+            return helper(z)
+
+    graph = capture_jax_graph(outer, (jnp.ones((2, 2)),), THIS_FILE)["graph"]
+    ids = [node["id"] for node in graph["layers"]]
+    assert "outer.inner" in ids and "tanh@outer.inner#0" in ids and "mul@outer.inner#0" in ids
+    edges = {(edge["source"], edge["target"]) for edge in graph["connections"]}
+    assert {("input", "tanh@outer.inner#0"), ("mul@outer.inner#0", "output")} <= edges

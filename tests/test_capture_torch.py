@@ -1,0 +1,280 @@
+"""Graph capture of a real PyTorch forward pass (TinyLlama from the lessons), no mocks."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import textwrap
+from collections import defaultdict, deque
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from sphinx_tensorviz.execute.capture.torch_graph import capture_torch_graph  # noqa: E402
+
+ROOT = Path(__file__).parents[1]
+MODEL_FILE = ROOT / "lessons" / "models" / "tiny_llama.py"
+
+# id -> (op, params, parent), as in the seed model page (Softmax also records its dim).
+EXPECTED = {
+    "embedding": ("Embedding", {"num_embeddings": 32, "embedding_dim": 16}, None),
+    "block": ("Module", {}, None),
+    "block.attention_norm": ("Module", {}, "block"),
+    "block.attention": ("Module", {}, "block"),
+    "block.attention.query": ("Linear", {"in_features": 16, "out_features": 16, "bias": False}, "block.attention"),
+    "block.attention.key": ("Linear", {"in_features": 16, "out_features": 16, "bias": False}, "block.attention"),
+    "block.attention.value": ("Linear", {"in_features": 16, "out_features": 16, "bias": False}, "block.attention"),
+    "block.attention.project": ("Linear", {"in_features": 16, "out_features": 16, "bias": False},
+                                "block.attention"),
+    "block.attention.query_rope": ("Module", {}, "block.attention"),
+    "block.attention.key_rope": ("Module", {}, "block.attention"),
+    "block.attention.softmax": ("Softmax", {"dim": -1}, "block.attention"),
+    "block.ffn_norm": ("Module", {}, "block"),
+    "block.ffn": ("Module", {}, "block"),
+    "block.ffn.gate": ("Linear", {"in_features": 16, "out_features": 40, "bias": False}, "block.ffn"),
+    "block.ffn.up": ("Linear", {"in_features": 16, "out_features": 40, "bias": False}, "block.ffn"),
+    "block.ffn.silu": ("SiLU", {}, "block.ffn"),
+    "block.ffn.down": ("Linear", {"in_features": 40, "out_features": 16, "bias": False}, "block.ffn"),
+    "final_norm": ("Module", {}, None),
+    "lm_head": ("Linear", {"in_features": 16, "out_features": 32, "bias": False}, None),
+    "block.attention_norm.gain": ("Parameter", {}, "block.attention_norm"),
+    "block.ffn_norm.gain": ("Parameter", {}, "block.ffn_norm"),
+    "final_norm.gain": ("Parameter", {}, "final_norm"),
+    "input": ("Input", {"shape": [1, 6], "dtype": "int64"}, None),
+    "output": ("Output", {}, None),
+}
+
+# What the source text of an op must contain, by the short name in its id.
+OP_TEXT = {"mul": ("mul", "*"), "add": ("add", "+"), "sub": ("sub", "-"), "div": ("div", "/"),
+           "matmul": ("matmul", "@"), "neg": ("-",), "pow": ("pow", "**"), "getitem": ("[",)}
+
+
+def load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return load_module(MODEL_FILE, "tiny_llama_lesson")
+
+
+def make_model(lesson):
+    torch.manual_seed(0)
+    return lesson.TinyLlama(vocab=32, width=16, heads=4, hidden=40).eval()
+
+
+def capture(model, **kwargs):
+    tokens = torch.ones(1, 6, dtype=torch.long)
+    return capture_torch_graph(model, (tokens,), str(MODEL_FILE), **kwargs)
+
+
+@pytest.fixture(scope="module")
+def captured(lesson):
+    return capture(make_model(lesson), checkpoints=("embedding", "block.attention", "mul@block.ffn#0"))
+
+
+@pytest.fixture(scope="module")
+def nodes(captured):
+    return {node["id"]: node for node in captured["graph"]["layers"]}
+
+
+def assert_dag_from_input_to_output(graph):
+    """Edges join existing non-module nodes, have no cycle, and lead from every input to output."""
+    kinds = {node["id"]: node["kind"] for node in graph["layers"]}
+    assert len(kinds) == len(graph["layers"]), "node ids are unique"
+    successors, indegree = defaultdict(list), defaultdict(int)
+    for index, edge in enumerate(graph["connections"], start=1):
+        assert edge["id"] == f"edge-{index}"
+        assert kinds[edge["source"]] != "module" and kinds[edge["target"]] != "module"
+        successors[edge["source"]].append(edge["target"])
+        indegree[edge["target"]] += 1
+    ready = deque(node for node in kinds if not indegree[node])
+    ordered = 0
+    while ready:
+        node = ready.popleft()
+        ordered += 1
+        for target in successors[node]:
+            indegree[target] -= 1
+            if not indegree[target]:
+                ready.append(target)
+    assert ordered == len(kinds), "connections contain a cycle"
+
+    def reaches_output(start):
+        seen, todo = {start}, [start]
+        while todo:
+            for target in successors[todo.pop()]:
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        return "output" in seen
+
+    for node, kind in kinds.items():
+        if kind == "input":
+            assert reaches_output(node)
+        elif kind == "layer":
+            assert reaches_output(node), f"{node} does not contribute to the output"
+
+
+def test_every_named_node_matches_the_seed(nodes):
+    for node_id, (op, params, parent) in EXPECTED.items():
+        node = nodes[node_id]
+        assert (node["op"], node["params"], node["parent"]) == (op, params, parent), node_id
+        assert node["label"] == node_id
+    assert nodes["input"]["kind"] == "input" and nodes["output"]["kind"] == "output"
+    assert nodes["block.ffn.up"]["kind"] == "layer" and nodes["block"]["kind"] == "module"
+
+
+def test_rope_ops_are_recorded_under_their_module(nodes):
+    for rope in ("block.attention.query_rope", "block.attention.key_rope"):
+        inside = {node_id.split("@")[0] for node_id, node in nodes.items() if node["parent"] == rope}
+        assert {"mul", "sub", "add", "stack", "flatten", "arange", "cos", "sin"} <= inside
+        assert nodes[f"mul@{rope}#0"]["op"] == "torch.mul"
+        assert nodes[f"sub@{rope}#0"]["op"] == "torch.sub"
+        assert nodes[f"stack@{rope}#0"]["op"] == "torch.stack"
+        assert nodes[f"stack@{rope}#0"]["params"] == {"dim": -1}
+        assert nodes[f"flatten@{rope}#0"]["op"] == "Flatten"
+        assert nodes[f"flatten@{rope}#0"]["params"] == {"start_dim": -2}
+        assert nodes[f"flatten@{rope}#0"]["outputs"] == [{"shape": [1, 4, 6, 4], "dtype": "float32"}]
+
+
+def test_residual_adds_and_swiglu_multiply(nodes, captured):
+    assert nodes["add@block#0"]["op"] == "torch.add"
+    assert nodes["add@block#1"]["op"] == "torch.add"
+    edges = {(edge["source"], edge["target"]) for edge in captured["graph"]["connections"]}
+    assert {("block.ffn.silu", "mul@block.ffn#0"), ("block.ffn.up", "mul@block.ffn#0"),
+            ("mul@block.ffn#0", "block.ffn.down"), ("embedding", "add@block#0"),
+            ("block.attention.project", "add@block#0"), ("block.ffn.down", "add@block#1"),
+            ("input", "embedding"), ("lm_head", "output"),
+            ("block.attention_norm.gain", "mul@block.attention_norm#1")} <= edges
+
+
+def test_nothing_inside_torch_nn_layers_is_recorded(nodes):
+    layers = {node_id for node_id, node in nodes.items() if node["op"] not in ("Module",) and "@" not in node_id}
+    assert not [node for node in nodes.values() if node["parent"] in layers]
+    assert not [node_id for node_id in nodes if node_id.startswith(("linear@", "embedding@", "silu@", "softmax@"))]
+
+
+def test_shapes_and_dtypes(nodes, captured):
+    assert captured["output"].shape == (1, 6, 32)
+    assert nodes["output"]["outputs"] == [{"shape": [1, 6, 32], "dtype": "float32"}]
+    assert nodes["input"]["outputs"] == [{"shape": [1, 6], "dtype": "int64"}]
+    assert nodes["embedding"]["outputs"] == [{"shape": [1, 6, 16], "dtype": "float32"}]
+    assert nodes["block.ffn.up"]["outputs"] == [{"shape": [1, 6, 40], "dtype": "float32"}]
+    assert nodes["block.attention"]["outputs"] == [{"shape": [1, 6, 16], "dtype": "float32"}]
+    assert nodes["block.attention_norm.gain"]["outputs"] == [{"shape": [16], "dtype": "float32"}]
+    for node in nodes.values():
+        if node["kind"] != "module":
+            assert node["outputs"], node["id"]
+
+
+def test_source_lines_point_at_the_right_text(nodes):
+    lines = MODEL_FILE.read_text(encoding="utf-8").splitlines()
+    for node_id, node in nodes.items():
+        if node["kind"] in ("input", "output"):
+            continue
+        source = node["source"]
+        assert 1 <= source["line"] <= source["endLine"] <= len(lines), node_id
+        text = "\n".join(lines[source["line"] - 1:source["endLine"]])
+        if "@" in node_id:
+            short = node_id.split("@")[0]
+            assert any(token in text for token in OP_TEXT.get(short, (short,))), (node_id, text)
+        else:
+            attribute = node_id.rpartition(".")[2]
+            assert f"self.{attribute} =" in text, (node_id, text)
+    assert "self.up = nn.Linear" in lines[nodes["block.ffn.up"]["source"]["line"] - 1]
+    assert "self.gain = nn.Parameter" in lines[nodes["final_norm.gain"]["source"]["line"] - 1]
+    assert "torch.mul(self.silu" in lines[nodes["mul@block.ffn#0"]["source"]["line"] - 1]
+    stack = nodes["stack@block.attention.query_rope#0"]["source"]
+    assert stack["endLine"] > stack["line"], "a multi-line call spans several lines"
+
+
+def test_connections_form_a_dag_from_input_to_output(captured):
+    assert_dag_from_input_to_output(captured["graph"])
+
+
+def test_capture_is_deterministic_and_json(lesson, captured):
+    again = capture(make_model(lesson), checkpoints=("embedding", "block.attention", "mul@block.ffn#0"))
+    assert again["graph"] == captured["graph"]
+    assert torch.equal(again["output"], captured["output"])
+    assert json.loads(json.dumps(captured["graph"], allow_nan=False)) == captured["graph"]
+
+
+def test_checkpoints_and_cleanup(lesson, captured):
+    model = make_model(lesson)
+    result = capture(model, checkpoints=("block.attention", "embedding"))
+    tokens = torch.ones(1, 6, dtype=torch.long)
+    with torch.no_grad():
+        assert torch.equal(result["activations"]["embedding"], model.embedding(tokens))
+    assert list(result["activations"]) == ["block.attention", "embedding"]
+    assert result["activations"]["block.attention"].shape == (1, 6, 16)
+    assert captured["activations"]["mul@block.ffn#0"].shape == (1, 6, 40)
+    assert all(not m._forward_hooks and not m._forward_pre_hooks for m in model.modules())
+    with pytest.raises(ValueError, match="no_such_module"):
+        capture(model, checkpoints=("no_such_module",))
+    assert all(not m._forward_hooks and not m._forward_pre_hooks for m in model.modules())
+
+
+def test_the_four_checks_pass(lesson):
+    model = make_model(lesson)
+    for check in (lesson.check_causal, lesson.check_zero_projection_identity, lesson.check_rope_norm,
+                  lesson.check_prefix):
+        result = check(model)
+        assert result["passed"] is True, (check.__name__, result)
+        assert isinstance(result["value"], float) and result["description"]
+
+
+def test_repeated_layers_root_ops_buffers_and_unknown_tensors(tmp_path):
+    source = tmp_path / "odd_model.py"
+    source.write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+
+        CONSTANT = torch.full((3,), 2.0)
+
+        class Scale(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("factor", torch.tensor(0.5))
+
+            def forward(self, x):
+                return x * self.factor
+
+        class Odd(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.shared = nn.Linear(3, 3)
+                self.layers = nn.Sequential(Scale(), nn.GELU(approximate="tanh"))
+
+            def forward(self, x, y):
+                x = self.shared(self.shared(x))
+                x = torch.add(x, CONSTANT)
+                x[0] = 0.0
+                return self.layers(x) * y, x.shape
+    '''), encoding="utf-8")
+    module = load_module(source, "odd_model")
+    torch.manual_seed(0)
+    model = module.Odd().eval()
+    result = capture_torch_graph(model, (torch.ones(2, 3), torch.ones(2, 3)), str(source))
+    nodes = {node["id"]: node for node in result["graph"]["layers"]}
+    assert nodes["shared"]["params"] == {"in_features": 3, "out_features": 3, "bias": True}
+    assert nodes["shared#1"]["op"] == "Linear"
+    assert nodes["layers"]["kind"] == "module"
+    assert (nodes["layers.0"]["kind"], nodes["layers.0"]["parent"]) == ("module", "layers")
+    assert nodes["layers.1"]["params"] == {"approximate": "tanh"}
+    assert nodes["layers.1"]["parent"] == "layers"
+    assert nodes["layers.0.factor"]["op"] == "Buffer"
+    assert nodes["python@root#0"]["op"] == "Python"  # the module-level CONSTANT
+    assert nodes["setitem@root#0"]["op"] == "Tensor.__setitem__"
+    assert nodes["mul@root#0"]["parent"] is None
+    assert nodes["input_1"]["params"] == {"shape": [2, 3], "dtype": "float32"}
+    lines = source.read_text(encoding="utf-8").splitlines()
+    assert "self.layers = nn.Sequential" in lines[nodes["layers.1"]["source"]["line"] - 1]
+    assert "source" not in nodes["layers.0.factor"]  # register_buffer(): no assignment line to show
+    assert nodes["layers.0.factor"]["parent"] == "layers.0"
+    assert nodes["mul@layers.0#0"]["parent"] == "layers.0"
+    assert_dag_from_input_to_output(result["graph"])
