@@ -9,7 +9,7 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 #: Replaced by the figure id when a cached SVG is placed on a page.
-ID_TOKEN = "@TVID@"
+ID_TOKEN = "tvidtoken0"
 
 
 def num(value: float) -> str:
