@@ -14,6 +14,7 @@ from .config import setup_config
 from .execute.phase import execute_phase, outdated_docs
 from .read.collector import RequestCollector
 from .read.directives import HeatmapDirective
+from .read.graph_directive import GraphDirective
 from .read.nodes import tensorviz_figure, visit_unreplaced
 from .render.assets import add_static_path, link_assets
 from .render.html_nodes import setup_html_nodes
@@ -28,6 +29,7 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     setup_config(app)
     # read
     app.add_directive("tv-heatmap", HeatmapDirective)
+    app.add_directive("tv-graph", GraphDirective)
     app.add_node(tensorviz_figure, **{b: (visit_unreplaced, None) for b in ("html", "latex", "text", "man", "texinfo")})
     app.add_env_collector(RequestCollector)
     # execute + store

@@ -61,4 +61,7 @@ class ExecutionRequest:
 
     @cached_property
     def renderer_hash(self) -> str:
-        return digest({"rendererVersion": RENDERER_VERSION, "directive": self.directive, **self.render})
+        from .. import __version__
+
+        return digest({"rendererVersion": RENDERER_VERSION, "package": __version__, "directive": self.directive,
+                       **self.render})

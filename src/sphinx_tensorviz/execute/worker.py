@@ -23,11 +23,18 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .determinism import describe_environment, seed_everything
+from .graph_run import run_graph
 from .results import BadResult, heatmap_data
 
-#: How each directive turns the lesson's return value into artifact data.
-CONVERTERS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
-    "tv-heatmap": heatmap_data,
+
+def run_heatmap(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
+    return {"data": heatmap_data(call_entry(module, job), job.get("options", {}))}
+
+
+#: What each directive does with the loaded lesson module; returns ``data`` (and maybe ``checks``).
+RUNNERS: dict[str, Callable[[types.ModuleType, dict[str, Any]], dict[str, Any]]] = {
+    "tv-heatmap": run_heatmap,
+    "tv-graph": run_graph,
 }
 
 
@@ -79,8 +86,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         seed_everything(job["backend"], job["seed"])
         with contextlib.redirect_stdout(stdout):
             module = load_module(job)
-            value = call_entry(module, job)
-            data = CONVERTERS[job["directive"]](value, job.get("options", {}))
+            produced = RUNNERS[job["directive"]](module, job)
     except BadResult as exc:
         return {"ok": False, "subtype": "bad_result", "message": str(exc), "stdout": stdout.getvalue()}
     except BaseException as exc:  # noqa: BLE001 - any lesson error is reported, not raised
@@ -93,7 +99,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         }
     return {
         "ok": True,
-        "data": data,
+        **produced,
         "stdout": stdout.getvalue(),
         "environment": describe_environment(job["backend"]),
     }

@@ -63,3 +63,44 @@ def _yaml(argument: str | None) -> Any:
         return yaml.safe_load(argument or "")
     except yaml.YAMLError as exc:
         raise ValueError(f"not valid YAML/JSON: {exc}") from None
+
+
+def name_list(argument: str | None) -> list[str]:
+    """A comma- or space-separated list of ids, e.g. ``embedding, block.ffn``."""
+    items = [item for item in (argument or "").replace(",", " ").split() if item]
+    if not items:
+        raise ValueError("give at least one name")
+    return items
+
+
+def model_reference(argument: str | None) -> tuple[str, str]:
+    """``path/to/file.py:Name`` -> (path, Name)."""
+    text = (argument or "").strip()
+    path, sep, name = text.rpartition(":")
+    if not sep or not path.endswith(".py") or not name.isidentifier():
+        raise ValueError(f"{text!r} should look like models/tiny_llama.py:TinyLlama")
+    return path, name
+
+
+def input_specs(argument: str | None) -> list[dict[str, Any]]:
+    """A YAML list of input specs: ``[{shape: [1, 6], dtype: int64, fill: ones}]``."""
+    value = _yaml(argument)
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, dict) and "shape" in v for v in value):
+        raise ValueError("expected a list like [{shape: [1, 6], dtype: int64, fill: ones}]")
+    for spec in value:
+        if not isinstance(spec["shape"], list) or not all(isinstance(n, int) and n >= 0 for n in spec["shape"]):
+            raise ValueError(f"shape must be a list of non-negative integers, got {spec['shape']!r}")
+    return value
+
+
+def positive_int(argument: str | None) -> int:
+    return directives.positive_int(argument)
+
+
+def integer(argument: str | None) -> int:
+    try:
+        return int((argument or "").strip())
+    except ValueError:
+        raise ValueError(f"{argument!r} is not an integer") from None

@@ -36,7 +36,11 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], predicti
         classes=["tv-picture"]
     )
     picture += nodes.raw("", f'<div class="tv-svg">{svg}</div>', format="html")
-    body: list[nodes.Node] = [picture, *parts.extra_html, _scrolling(parts.details, parts.title)]
+    extras = [
+        nodes.raw("", n.astext().replace(ID_TOKEN, figure_id), format="html") if isinstance(n, nodes.raw) else n
+        for n in parts.extra_html
+    ]
+    body: list[nodes.Node] = [picture, *extras, _scrolling(parts.details, parts.title)]
     if prediction:
         figure += prediction_node(prediction)
         reveal = tv_html_reveal(summary=REVEAL_SUMMARY)

@@ -183,7 +183,7 @@ def diagram_to_svg(diagram: Mapping[str, Any], *, id_prefix: str) -> str:
     title = str(diagram.get("title") or "Diagram")
     desc = str(diagram.get("alt") or diagram.get("reading") or "")
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" id="{p}" class="tv-diagram" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" id="{p}-svg" class="tv-diagram" role="img" '
         f'aria-labelledby="{p}-title {p}-desc" viewBox="0 0 {_f(width)} {_f(height)}" width="100%" '
         f'style="max-width:{_f(width)}px;height:auto" font-family="{_attr(FONT_FAMILY)}">',
         f'<title id="{p}-title">{_text(title)}</title><desc id="{p}-desc">{_text(desc)}</desc>',

@@ -335,7 +335,7 @@ def graph_to_svg(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: st
             body.append(_node(box, node, p, slugs(box.id), source_href))
     paths, edge_labels = _edges(layout, p)
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" id="{p}" class="tv-graph" role="group" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" id="{p}-svg" class="tv-graph" role="group" '
         f'aria-labelledby="{p}-title {p}-desc" viewBox="0 0 {_f(width)} {_f(height)}" width="100%" '
         f'style="max-width:{_f(width)}px;height:auto" font-family="{_attr(FONT_FAMILY)}">'
         f'<title id="{p}-title">{_text(title)}</title><desc id="{p}-desc">{_text(desc)}</desc>'

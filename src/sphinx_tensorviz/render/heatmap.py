@@ -7,7 +7,6 @@ from typing import Any
 
 from docutils import nodes
 
-from .cache import RenderCache
 from .colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT
 from .describe import fmt, heatmap_alt, heatmap_long_description
 from .heatmap_svg import heatmap_svg
@@ -16,12 +15,12 @@ from .parts import FigureParts
 from .tables import MAX_CELLS, data_table
 
 
-def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, cache: RenderCache) -> FigureParts:
+def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:
     data = artifact["data"]
     colormap = render.get("colormap") or (DIVERGING_DEFAULT if data["diverging"] else SEQUENTIAL_DEFAULT)
     title = render.get("title") or (f"Heatmap of {data['unit']}" if data["unit"] else "Heatmap")
     alt = render.get("alt") or heatmap_alt(data)
-    svg = cache.svg(
+    svg = ctx.cache.svg(
         artifact["contentHash"], renderer_hash, partial(heatmap_svg, data, title=title, alt=alt, colormap=colormap)
     )
     details: list[nodes.Node] = []

@@ -50,3 +50,31 @@ def heatmap_pdf(data: dict[str, Any], path: Path, title: str, colormap: str) -> 
 
 def setup_latex_nodes(app: Sphinx) -> None:
     app.add_node(tv_latex_graphic, latex=(_visit, None))
+
+
+def graph_pdf(layout: Any, path: Path) -> None:
+    """The default (collapsed) view of a graph layout, drawn with matplotlib for LaTeX."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    scale = 1 / 96
+    fig = plt.figure(figsize=(max(2.0, layout.width * scale), max(2.0, layout.height * scale)))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, layout.width)
+    ax.set_ylim(layout.height, 0)
+    ax.axis("off")
+    for box in layout.boxes:
+        style = {"linestyle": "--"} if box.collapsed or box.is_cluster else {}
+        ax.add_patch(Rectangle((box.x, box.y), box.w, box.h, fill=False, linewidth=0.8, **style))
+        if box.is_cluster:
+            ax.text(box.x + 4, box.y + 12, box.label, fontsize=6, va="center")
+        else:
+            ax.text(box.x + box.w / 2, box.y + box.h / 2, box.label, fontsize=6, ha="center", va="center")
+    for edge in layout.edges:
+        xs, ys = zip(*edge.points)
+        ax.plot(xs, ys, linewidth=0.6, color="black")
+    fig.savefig(path, format="pdf", metadata={"CreationDate": None, "ModDate": None})
+    plt.close(fig)

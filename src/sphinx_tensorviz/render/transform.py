@@ -8,6 +8,7 @@ located warning and a visible box on the page; the build goes on.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +23,22 @@ from ..warnings_ import Subtype, warn
 from .assemble import html_figure, latex_figure, plain_figure
 from .cache import RenderCache
 from .footer import provenance_line
+from .graph import diagram_footer, diagram_parts, graph_parts
 from .heatmap import heatmap_parts
 from .parts import FigureParts
 
-PartsMaker = Callable[[dict[str, Any], dict[str, Any], str, RenderCache], FigureParts]
+@dataclass(frozen=True)
+class RenderContext:
+    cache: RenderCache
+    srcdir: Path
 
-#: directive name -> renderer; other directives register theirs with :func:`register_renderer`.
-RENDERERS: dict[str, PartsMaker] = {"tv-heatmap": heatmap_parts}
+
+PartsMaker = Callable[[dict[str, Any], dict[str, Any], str, RenderContext], FigureParts]
+
+#: directive name -> renderer of its artifacts
+RENDERERS: dict[str, PartsMaker] = {"tv-heatmap": heatmap_parts, "tv-graph": graph_parts}
 
 _TRACEBACK_LINES = 8
-
-
-def register_renderer(directive: str, maker: PartsMaker) -> None:
-    RENDERERS[directive] = maker
 
 
 class RenderFigures(SphinxPostTransform):
@@ -43,24 +47,32 @@ class RenderFigures(SphinxPostTransform):
     def run(self, **kwargs: Any) -> None:
         conf = settings(self.app)
         store = ArtifactStore(conf.store_dir)
-        cache = RenderCache(Path(self.env.doctreedir) / "tensorviz-figures")
+        ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir))
         for node in list(self.document.findall(tensorviz_figure)):
-            node.replace_self(self.figure(node, store, cache, conf.mode))
+            node.replace_self(self.figure(node, store, ctx, conf.mode))
 
-    def figure(self, node: tensorviz_figure, store: ArtifactStore, cache: RenderCache, mode: str) -> nodes.Node:
-        request: ExecutionRequest = node["request"]
+    def figure(self, node: tensorviz_figure, store: ArtifactStore, ctx: RenderContext, mode: str) -> nodes.Node:
+        request: ExecutionRequest | None = node["request"]
+        if request is None:  # an authored diagram: nothing was executed
+            render = node["render"]
+            parts = diagram_parts(node["diagram"], render, ctx.cache)
+            return self.layout(node, parts, render.get("prediction") or node["diagram"].get("prediction"),
+                               diagram_footer(node["diagram"]), "tv-diagram", "diagram")
         found = store.read_artifact(request.content_hash)
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
-        parts = RENDERERS[request.directive](found, request.render, request.renderer_hash, cache)
-        prediction = request.render.get("prediction")
-        footer = provenance_line(found)
+        parts = RENDERERS[request.directive](found, request.render, request.renderer_hash, ctx)
+        return self.layout(node, parts, request.render.get("prediction"), provenance_line(found),
+                           request.directive, f"{request.content_hash[:16]}-{request.renderer_hash[:8]}")
+
+    def layout(self, node: tensorviz_figure, parts: FigureParts, prediction: str | None, footer: str,
+               kind: str, key: str) -> nodes.Node:
+        """Place the parts for the current builder's format."""
         fmt = self.app.builder.format
         if fmt == "html":
-            figure = html_figure(parts, node["figure_id"], [*node["classes"], request.directive], prediction, footer)
+            figure = html_figure(parts, node["figure_id"], [*node["classes"], kind], prediction, footer)
         elif fmt == "latex":
-            name = f"tensorviz-{request.content_hash[:16]}-{request.renderer_hash[:8]}.pdf"
-            figure = latex_figure(parts, Path(self.app.builder.outdir), name, prediction, footer)
+            figure = latex_figure(parts, Path(self.app.builder.outdir), f"tensorviz-{key}.pdf", prediction, footer)
         else:
             figure = plain_figure(parts, prediction, footer)
         figure["ids"] = [node["figure_id"], *node["ids"]]

@@ -1,0 +1,120 @@
+"""Run a ``tv-graph`` job inside the worker: build the model, trace one forward pass,
+record activations at checkpoints and run the lesson's numerical checks.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import types
+from typing import Any
+
+import numpy as np
+
+from .inputs import InputSpecError, build_inputs
+from .results import BadResult, to_numpy
+
+
+def run_graph(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
+    options = job["options"]
+    factory = getattr(module, job["function"] or "", None)
+    if factory is None:
+        raise BadResult(f"no class or function named {job['function']!r} in {job['entry']}")
+    try:
+        args = build_inputs(options.get("inputs") or [], job["backend"], job["seed"])
+    except InputSpecError as exc:
+        raise BadResult(f"bad :inputs: spec: {exc}") from None
+    kwargs = dict(options.get("model_args") or {})
+    if "seed" in inspect.signature(factory).parameters:
+        kwargs.setdefault("seed", job["seed"])
+    model_file = job["entryPath"]
+    if job["backend"] == "torch":
+        from .capture.torch_graph import capture_torch_graph
+
+        model = factory(**kwargs)
+        if hasattr(model, "eval"):
+            model.eval()
+        try:
+            captured = capture_torch_graph(model, args, model_file, checkpoints=options.get("checkpoints") or [])
+        except ValueError as exc:
+            if "checkpoint" in str(exc):
+                raise BadResult(str(exc)) from None
+            raise
+        checks = run_checks(module, options.get("checks") or [], model)
+        heads = getattr(model, "heads", None) or _find_heads(model)
+    else:
+        from .capture.jax_graph import capture_jax_graph
+
+        fn = factory(**kwargs)
+        captured = capture_jax_graph(fn, args, model_file)
+        captured.setdefault("activations", {})
+        checks = run_checks(module, options.get("checks") or [], fn)
+        heads = None
+    output = to_numpy(captured["output"])
+    data = {
+        "kind": "graph",
+        "modelFile": job["entry"],
+        **captured["graph"],
+        "output": {"shape": list(output.shape)},
+        "activations": {
+            name: activation_record(value, options.get("token", -1), heads)
+            for name, value in captured["activations"].items()
+        },
+    }
+    return {"data": data, "checks": checks}
+
+
+def activation_record(value: Any, token: int, heads: int | None) -> dict[str, Any]:
+    """One token's feature vector at a checkpoint, with the metrics the page shows."""
+    array = to_numpy(value)
+    if array.ndim < 2:
+        raise BadResult(f"a checkpoint activation needs a token axis; got shape {array.shape}")
+    vector = array.reshape(-1, array.shape[-2], array.shape[-1])[0, token]
+    metrics = {
+        "rms": float(np.sqrt(np.mean(vector**2))),
+        "min": float(vector.min()),
+        "max": float(vector.max()),
+        "width": int(vector.shape[0]),
+    }
+    if heads:
+        metrics["heads"] = int(heads)
+    position = token if token >= 0 else array.shape[-2] + token
+    return {"shape": list(array.shape), "token": int(position), "values": [float(v) for v in vector],
+            "metrics": metrics}
+
+
+def run_checks(module: types.ModuleType, names: list[str], model: Any) -> list[dict[str, Any]]:
+    """Call each named check with the model; a check that raises counts as failed, with the reason."""
+    results = []
+    for name in names:
+        check = getattr(module, name, None)
+        if not callable(check):
+            raise BadResult(f"no check function named {name!r} in the model file")
+        doc = (inspect.getdoc(check) or name).splitlines()[0]
+        try:
+            outcome = check(model)
+        except Exception as exc:  # noqa: BLE001 - a broken claim is reported as failed
+            results.append({"name": name, "description": doc, "passed": False, "value": None,
+                            "detail": f"{type(exc).__name__}: {exc}"})
+            continue
+        if isinstance(outcome, bool):
+            outcome = {"passed": outcome}
+        value = outcome.get("value")
+        record = {
+            "name": name,
+            "description": str(outcome.get("description") or doc),
+            "passed": bool(outcome.get("passed")),
+            "value": float(value) if value is not None and math.isfinite(float(value)) else None,
+        }
+        if "tolerance" in outcome:
+            record["detail"] = f"measured {value:.3g}, tolerance {outcome['tolerance']:.3g}"
+        results.append(record)
+    return results
+
+
+def _find_heads(model: Any) -> int | None:
+    for sub in getattr(model, "modules", lambda: [])():
+        heads = getattr(sub, "heads", None)
+        if isinstance(heads, int):
+            return heads
+    return None

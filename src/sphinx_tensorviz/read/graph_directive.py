@@ -1,0 +1,123 @@
+"""``tv-graph``: a traced model graph (executed) or an authored dataflow diagram (drawn as given)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import yaml
+from docutils import nodes
+from docutils.parsers.rst import directives
+
+from ..warnings_ import Subtype
+from . import options as opt
+from .collector import add_request
+from .directives import Converter, ExecutedDirective, figure_slug
+from .nodes import tensorviz_figure
+from .sources import SourceError, resolve_inside
+
+DIAGRAM_KEYS = ("panel",)
+
+
+class GraphDirective(ExecutedDirective):
+    """Trace ``:model:`` once in a worker and draw its computation graph, or draw ``:diagram:``."""
+
+    extra_options: ClassVar[dict[str, Converter]] = {
+        "model": opt.model_reference,
+        "model-args": opt.yaml_mapping,
+        "inputs": opt.input_specs,
+        "depth": opt.positive_int,
+        "expand": opt.name_list,
+        "checkpoints": opt.name_list,
+        "token": opt.integer,
+        "checks": opt.name_list,
+        "show-source": directives.flag,
+        "diagram": directives.unchanged_required,
+    }
+    render_options = (*ExecutedDirective.render_options, "depth", "expand", "show-source")
+
+    def run(self) -> list[nodes.Node]:
+        if "diagram" in self.options or ("model" not in self.options and "source" not in self.options):
+            return self.run_diagram()
+        return super().run()
+
+    def converted_options(self) -> dict[str, Any]:
+        values = super().converted_options()
+        if "model" in values:
+            values["source"], values["function"] = values.pop("model")
+        elif "source" in values and "function" not in values:
+            raise ValueError("name the model with :model: path/to/file.py:ClassName")
+        values.setdefault("backend", "torch")
+        values["show-source"] = "show-source" in values
+        return values
+
+    def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "model_args": values.get("model-args", {}),
+            "inputs": values.get("inputs", []),
+            "checkpoints": values.get("checkpoints", []),
+            "token": values.get("token", -1),
+            "checks": values.get("checks", []),
+        }
+
+    # -- authored diagrams ----------------------------------------------------
+    def run_diagram(self) -> list[nodes.Node]:
+        try:
+            values = super().converted_options()
+            diagram = self.load_diagram(values)
+        except (ValueError, SourceError) as exc:
+            subtype = Subtype.source if isinstance(exc, SourceError) else Subtype.option
+            return [self.problem(str(exc), subtype)]
+        render = {name: values[name] for name in ("title", "prediction", "alt", "description") if name in values}
+        node = tensorviz_figure(
+            request=None,
+            diagram=diagram,
+            render=render,
+            figure_id=f"tv-{figure_slug(self.env.docname)}-{self.env.new_serialno('tensorviz')}",
+            classes=["tv-figure", *values.get("class", [])],
+        )
+        self.set_source_info(node)
+        self.add_name(node)
+        return [node]
+
+    def load_diagram(self, values: dict[str, Any]) -> dict[str, Any]:
+        body = "\n".join(self.content)
+        if "diagram" in values:
+            if body.strip():
+                raise ValueError("give the diagram either with :diagram: or in the body, not both")
+            _, absolute = self.env.relfn2path(values["diagram"], self.env.docname)
+            path = resolve_inside(Path(self.env.srcdir), Path(absolute), values["diagram"])
+            self.env.note_dependency(str(path))
+            text, shown = path.read_text("utf-8"), values["diagram"]
+        elif body.strip():
+            text, shown = body, "the directive body"
+        else:
+            raise ValueError("give :model: path.py:Class to trace a model, or a :diagram: (YAML/JSON) to draw")
+        try:
+            data = json.loads(text) if text.lstrip().startswith("{") else yaml.safe_load(text)
+        except (json.JSONDecodeError, yaml.YAMLError) as exc:
+            raise ValueError(f"{shown} is not valid YAML/JSON: {exc}") from None
+        if isinstance(data, dict) and isinstance(data.get("diagram"), dict):
+            data = data["diagram"]  # a whole artifact document was given
+        return validate_diagram(data, shown)
+
+
+def validate_diagram(data: Any, shown: str) -> dict[str, Any]:
+    """Check the parts the drawing relies on, naming the first problem precisely."""
+    if not isinstance(data, dict) or not isinstance(data.get("panel"), dict):
+        raise ValueError(f"{shown}: a diagram needs a 'panel' with 'nodes' and 'edges'")
+    panel = data["panel"]
+    node_list = panel.get("nodes")
+    if not isinstance(node_list, list) or not node_list:
+        raise ValueError(f"{shown}: panel.nodes must be a non-empty list")
+    ids = set()
+    for index, node in enumerate(node_list):
+        missing = [k for k in ("id", "x", "y", "label") if not isinstance(node, dict) or k not in node]
+        if missing:
+            raise ValueError(f"{shown}: panel.nodes[{index}] lacks {', '.join(missing)}")
+        ids.add(node["id"])
+    for index, edge in enumerate(panel.get("edges") or []):
+        if not isinstance(edge, dict) or edge.get("from") not in ids or edge.get("to") not in ids:
+            raise ValueError(f"{shown}: panel.edges[{index}] must join two node ids ({sorted(ids)})")
+    return data
