@@ -15,6 +15,14 @@ from .execute.phase import execute_phase, outdated_docs
 from .read.collector import RequestCollector
 from .read.directives import HeatmapDirective
 from .read.graph_directive import GraphDirective
+from .read.steps_directive import (
+    ActivationsDirective,
+    StepDirective,
+    StepsDirective,
+    tensorviz_activations,
+    tensorviz_step,
+    tensorviz_steps,
+)
 from .read.nodes import tensorviz_figure, visit_unreplaced
 from .render.assets import add_static_path, link_assets
 from .render.html_nodes import setup_html_nodes
@@ -30,7 +38,11 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     # read
     app.add_directive("tv-heatmap", HeatmapDirective)
     app.add_directive("tv-graph", GraphDirective)
-    app.add_node(tensorviz_figure, **{b: (visit_unreplaced, None) for b in ("html", "latex", "text", "man", "texinfo")})
+    app.add_directive("tv-steps", StepsDirective)
+    app.add_directive("tv-step", StepDirective)
+    app.add_directive("tv-activations", ActivationsDirective)
+    for node in (tensorviz_figure, tensorviz_steps, tensorviz_step, tensorviz_activations):
+        app.add_node(node, **{b: (visit_unreplaced, None) for b in ("html", "latex", "text", "man", "texinfo")})
     app.add_env_collector(RequestCollector)
     # execute + store
     app.connect("env-get-outdated", outdated_docs)

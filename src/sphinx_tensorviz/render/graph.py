@@ -64,6 +64,8 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     outline += nodes.paragraph("", "", nodes.strong("", "The graph as a list"))
     outline += outline_list(graph_outline(graph, depth=layout.depth, expand=layout.expand))
     details.append(outline)
+    if artifact.get("checks"):
+        details.append(checks_list(artifact["checks"]))
     model_file = ctx.srcdir / graph["modelFile"]
     extra = [source_panel(model_file, graph["modelFile"], render.get("show-source", False))]
     return FigureParts(
@@ -123,3 +125,20 @@ def diagram_parts(diagram: dict[str, Any], render: dict[str, Any], cache: Render
 def diagram_footer(diagram: dict[str, Any]) -> str:
     scope = diagram.get("scope")
     return "Authored diagram, not a recorded computation" + (f" · {scope}" if scope else "")
+
+
+def checks_list(checks: list[dict[str, Any]]) -> nodes.Element:
+    """Verified claims with a visible pass/fail word (never colour or a symbol alone)."""
+    box = nodes.container(classes=["tv-checks"])
+    box += nodes.paragraph("", "", nodes.strong("", "Verified claims (run with this execution)"))
+    bullets = nodes.bullet_list()
+    for check in checks:
+        mark = "passed" if check["passed"] else "FAILED"
+        para = nodes.paragraph(classes=["tv-check", "tv-check-passed" if check["passed"] else "tv-check-failed"])
+        para += nodes.strong("", f"{'✓' if check['passed'] else '✗'} {mark}: ")
+        para += nodes.Text(check["description"])
+        if check.get("detail"):
+            para += nodes.Text(f" ({check['detail']})")
+        bullets += nodes.list_item("", para)
+    box += bullets
+    return box

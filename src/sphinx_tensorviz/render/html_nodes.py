@@ -69,3 +69,17 @@ def setup_html_nodes(app: Sphinx) -> None:
     app.add_node(tv_html_reveal, html=(_visit_reveal, _depart_reveal))
     app.add_node(tv_html_caption, html=(_visit_caption, _depart_caption))
     app.add_node(tv_html_scroll, html=(_visit_scroll, _depart_scroll))
+    app.add_node(tv_html_tag, html=(_visit_tag, _depart_tag))
+
+
+class tv_html_tag(nodes.General, nodes.Element):  # noqa: N801
+    """Any HTML element with data attributes: ``tag`` and ``attrs`` (escaped on output)."""
+
+
+def _visit_tag(self: HTML5Translator, node: nodes.Element) -> None:
+    attrs = "".join(f" {name}={attr(str(value))}" for name, value in node["attrs"].items())
+    self.body.append(f"<{node['tag']}{attrs}>\n")
+
+
+def _depart_tag(self: HTML5Translator, node: nodes.Element) -> None:
+    self.body.append(f"</{node['tag']}>\n")

@@ -18,6 +18,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from ..config import settings
 from ..execute.request import ExecutionRequest
 from ..read.nodes import tensorviz_figure
+from ..read.steps_directive import tensorviz_activations, tensorviz_step, tensorviz_steps
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..warnings_ import Subtype, warn
 from .assemble import html_figure, latex_figure, plain_figure
@@ -26,6 +27,7 @@ from .footer import provenance_line
 from .graph import diagram_footer, diagram_parts, graph_parts
 from .heatmap import heatmap_parts
 from .parts import FigureParts
+from .tour import GraphOnPage, activations_figure, steps_figure
 
 @dataclass(frozen=True)
 class RenderContext:
@@ -48,8 +50,44 @@ class RenderFigures(SphinxPostTransform):
         conf = settings(self.app)
         store = ArtifactStore(conf.store_dir)
         ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir))
+        graphs = self.graphs_on_page(store)
+        html = self.app.builder.format == "html"
+        for stray in list(self.document.findall(tensorviz_step)):
+            if not isinstance(stray.parent, tensorviz_steps):
+                warn("tv-step only works inside a tv-steps block", Subtype.option, location=stray)
+                stray.replace_self([])
+        for tour in list(self.document.findall(tensorviz_steps)):
+            graph = self.graph_for(tour, graphs, "tv-steps")
+            tour.replace_self(steps_figure(tour, graph, html) if graph else [])
+        for strips in list(self.document.findall(tensorviz_activations)):
+            graph = self.graph_for(strips, graphs, "tv-activations")
+            strips.replace_self(activations_figure(strips, graph, html) if graph else [])
         for node in list(self.document.findall(tensorviz_figure)):
             node.replace_self(self.figure(node, store, ctx, conf.mode))
+
+    def graphs_on_page(self, store: ArtifactStore) -> dict[str, GraphOnPage | None]:
+        """Named ``tv-graph`` figures of this page (``None`` where the artifact is missing)."""
+        found: dict[str, GraphOnPage | None] = {}
+        for node in self.document.findall(tensorviz_figure):
+            request = node["request"]
+            if request is None or request.directive != "tv-graph":
+                continue
+            artifact = store.read_artifact(request.content_hash)
+            usable = artifact if isinstance(artifact, dict) else None
+            for name in node["names"]:
+                found[name] = usable and GraphOnPage(
+                    node["figure_id"], usable, request.render.get("depth", 2), tuple(request.render.get("expand", ()))
+                )
+        return found
+
+    def graph_for(self, node: nodes.Element, graphs: dict[str, GraphOnPage | None], what: str) -> GraphOnPage | None:
+        name = node["graph"]
+        if name not in graphs:
+            known = ", ".join(sorted(graphs)) or "none on this page"
+            warn(f"{what}: no tv-graph named {name!r} on this page (named graphs: {known})", Subtype.target,
+                 location=node)
+            return None
+        return graphs[name]  # None: the graph itself already warns about its missing artifact
 
     def figure(self, node: tensorviz_figure, store: ArtifactStore, ctx: RenderContext, mode: str) -> nodes.Node:
         request: ExecutionRequest | None = node["request"]
@@ -62,6 +100,10 @@ class RenderFigures(SphinxPostTransform):
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
         parts = RENDERERS[request.directive](found, request.render, request.renderer_hash, ctx)
+        for check in found.get("checks", []):
+            if not check["passed"]:
+                warn(f"{request.directive}: claim failed: {check['description']}"
+                     + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
         return self.layout(node, parts, request.render.get("prediction"), provenance_line(found),
                            request.directive, f"{request.content_hash[:16]}-{request.renderer_hash[:8]}")
 

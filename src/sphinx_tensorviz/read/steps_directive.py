@@ -1,0 +1,110 @@
+"""``tv-steps`` (a guided tour of a ``tv-graph``) and ``tv-activations`` (its recorded checkpoints).
+
+Both refer to a ``tv-graph`` on the same page by its ``:name:``; nothing runs for
+them: they are drawn from the graph's artifact when the page is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective
+
+from ..warnings_ import Subtype, warn
+from . import options as opt
+from .directives import figure_slug
+
+
+class tensorviz_steps(nodes.General, nodes.Element):  # noqa: N801
+    """Attributes: ``graph`` (name), ``opening`` (step id), ``steps_id``; children: steps."""
+
+
+class tensorviz_step(nodes.General, nodes.Element):  # noqa: N801
+    """Attributes: ``step``, ``target``, ``title``; children: the parsed note."""
+
+
+class tensorviz_activations(nodes.General, nodes.Element):  # noqa: N801
+    """Attributes: ``graph``, ``render`` (title, prediction), ``figure_id``; children: the note."""
+
+
+def _located_problem(directive: SphinxDirective, message: str) -> list[nodes.Node]:
+    full = f"{directive.name}: {message}"
+    warn(full, Subtype.option, location=(directive.env.docname, directive.lineno))
+    return [nodes.error("", nodes.paragraph("", full), classes=["tv-error"])]
+
+
+class StepsDirective(SphinxDirective):
+    """An ordered tour; each ``tv-step`` inside names a graph node as its ``:target:``."""
+
+    has_content = True
+    option_spec: ClassVar[dict[str, Any]] = {
+        "graph": directives.unchanged_required,
+        "opening": directives.unchanged_required,
+        "title": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        if "graph" not in self.options:
+            return _located_problem(self, "name the tv-graph to tour with :graph: (the graph's :name:)")
+        node = tensorviz_steps(
+            graph=nodes.fully_normalize_name(self.options["graph"]),
+            opening=self.options.get("opening", ""),
+            title=self.options.get("title", "Guided tour"),
+            steps_id=f"tv-{figure_slug(self.env.docname)}-steps-{self.env.new_serialno('tensorviz')}",
+        )
+        self.set_source_info(node)
+        self.state.nested_parse(self.content, self.content_offset, node)
+        steps = [child for child in node.children if isinstance(child, tensorviz_step)]
+        if not steps:
+            return _located_problem(self, "write at least one tv-step inside tv-steps")
+        ids = [s["step"] for s in steps]
+        if node["opening"] and node["opening"] not in ids:
+            return _located_problem(self, f":opening: {node['opening']!r} is not one of the steps {ids}")
+        node["opening"] = node["opening"] or ids[0]
+        return [node]
+
+
+class StepDirective(SphinxDirective):
+    """One step: ``{tv-step} step-id`` with ``:target:`` and ``:title:``; the body is the note (MyST)."""
+
+    has_content = True
+    required_arguments = 1
+    option_spec: ClassVar[dict[str, Any]] = {
+        "target": directives.unchanged_required,
+        "title": opt.text,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        step_id = self.arguments[0].strip()
+        if "target" not in self.options or "title" not in self.options:
+            return _located_problem(self, f"step {step_id!r} needs :target: (a graph node id) and :title:")
+        node = tensorviz_step(step=figure_slug(step_id), target=self.options["target"].strip(),
+                              title=self.options["title"])
+        self.set_source_info(node)
+        self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
+
+
+class ActivationsDirective(SphinxDirective):
+    """Recorded activations at the graph's ``:checkpoints:``; the body is a note for the reader."""
+
+    has_content = True
+    option_spec: ClassVar[dict[str, Any]] = {
+        "graph": directives.unchanged_required,
+        "title": opt.text,
+        "prediction": opt.text,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        if "graph" not in self.options:
+            return _located_problem(self, "name the tv-graph whose checkpoints to show with :graph:")
+        node = tensorviz_activations(
+            graph=nodes.fully_normalize_name(self.options["graph"]),
+            render={k: self.options[k] for k in ("title", "prediction") if k in self.options},
+            figure_id=f"tv-{figure_slug(self.env.docname)}-{self.env.new_serialno('tensorviz')}",
+        )
+        self.set_source_info(node)
+        self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
