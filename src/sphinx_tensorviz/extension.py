@@ -15,6 +15,7 @@ from .execute.phase import execute_phase, outdated_docs
 from .read.collector import RequestCollector
 from .read.directives import HeatmapDirective
 from .read.graph_directive import GraphDirective
+from .read.lesson_directive import CatalogueDirective, LessonDirective, tensorviz_catalogue, tensorviz_lesson
 from .read.steps_directive import (
     ActivationsDirective,
     StepDirective,
@@ -41,7 +42,10 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     app.add_directive("tv-steps", StepsDirective)
     app.add_directive("tv-step", StepDirective)
     app.add_directive("tv-activations", ActivationsDirective)
-    for node in (tensorviz_figure, tensorviz_steps, tensorviz_step, tensorviz_activations):
+    app.add_directive("tv-lesson", LessonDirective)
+    app.add_directive("tv-catalogue", CatalogueDirective)
+    for node in (tensorviz_figure, tensorviz_steps, tensorviz_step, tensorviz_activations, tensorviz_lesson,
+                 tensorviz_catalogue):
         app.add_node(node, **{b: (visit_unreplaced, None) for b in ("html", "latex", "text", "man", "texinfo")})
     app.add_env_collector(RequestCollector)
     # execute + store

@@ -19,7 +19,7 @@ from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
 from ..config import Settings, settings
-from ..read.collector import all_requests, requests_of
+from ..read.collector import all_requests, catalogues_of, requests_of
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.hashing import SCHEMA_VERSION
 from ..warnings_ import Subtype, warn
@@ -32,15 +32,19 @@ logger = logging.getLogger("sphinx_tensorviz")
 def outdated_docs(
     app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
-    """Documents to re-read although unchanged: those showing a missing or failed figure."""
+    """Documents to re-read although unchanged: those showing a missing or failed figure, and the
+    catalogue pages when any document changed."""
     conf = settings(app)
     store = ArtifactStore(conf.store_dir)
-    return sorted(
+    stale = {
         docname
         for docname, requests in requests_of(env).items()
         if docname not in removed
         and (conf.mode == "force" or any(not store.has_artifact(r.content_hash) for r in requests))
-    )
+    }
+    if added or changed or removed:  # a lesson may have changed: catalogues list every lesson
+        stale.update(d for d in catalogues_of(env) if d not in removed)
+    return sorted(stale)
 
 
 def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:

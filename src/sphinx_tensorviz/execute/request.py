@@ -8,10 +8,11 @@ changes the result, and the *renderer hash* of what only changes the picture.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
+from pathlib import Path
 from typing import Any
 
-from ..store.hashing import SCHEMA_VERSION, digest
+from ..store.hashing import SCHEMA_VERSION, digest, sha256_text
 
 #: Bumped whenever rendering changes, so cached figures are redrawn.
 RENDERER_VERSION = 1
@@ -59,9 +60,16 @@ class ExecutionRequest:
     def content_hash(self) -> str:
         return digest(self.hashed_inputs())
 
-    @cached_property
+    @property
     def renderer_hash(self) -> str:
-        from .. import __version__
+        """Computed when used (never pickled with the environment), so new drawing code redraws."""
+        return digest({"renderer": renderer_fingerprint(), "directive": self.directive, **self.render})
 
-        return digest({"rendererVersion": RENDERER_VERSION, "package": __version__, "directive": self.directive,
-                       **self.render})
+
+@cache
+def renderer_fingerprint() -> str:
+    """Changes whenever the drawing code changes, so cached figures are never stale."""
+    from .. import __version__
+
+    code = sorted((p.name, p.read_bytes()) for p in Path(__file__).parent.parent.joinpath("render").glob("*.py"))
+    return sha256_text(f"{RENDERER_VERSION}:{__version__}:" + "".join(f"{n}:{b.hex()}" for n, b in code))

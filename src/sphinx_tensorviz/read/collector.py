@@ -1,4 +1,4 @@
-"""Per-document bookkeeping of execution requests, safe for ``sphinx-build -j``.
+"""Per-document bookkeeping of execution requests and lesson metadata, safe for ``sphinx-build -j``.
 
 Requests live on the environment as ``env.tensorviz_requests`` (docname -> list);
 the collector purges a document's entries when it is re-read and merges the
@@ -16,12 +16,28 @@ from sphinx.environment.collectors import EnvironmentCollector
 from ..execute.request import ExecutionRequest
 
 ATTR = "tensorviz_requests"
+LESSONS = "tensorviz_lessons"
+CATALOGUES = "tensorviz_catalogues"
+
+
+def _table(env: BuildEnvironment, attr: str) -> dict[str, Any]:
+    if not hasattr(env, attr):
+        setattr(env, attr, {})
+    return getattr(env, attr)
 
 
 def requests_of(env: BuildEnvironment) -> dict[str, list[ExecutionRequest]]:
-    if not hasattr(env, ATTR):
-        setattr(env, ATTR, {})
-    return getattr(env, ATTR)
+    return _table(env, ATTR)
+
+
+def lessons_of(env: BuildEnvironment) -> dict[str, dict[str, Any]]:
+    """docname -> the metadata of its ``tv-lesson``."""
+    return _table(env, LESSONS)
+
+
+def catalogues_of(env: BuildEnvironment) -> dict[str, bool]:
+    """docnames that show a ``tv-catalogue`` (rewritten whenever a lesson changes)."""
+    return _table(env, CATALOGUES)
 
 
 def add_request(env: BuildEnvironment, request: ExecutionRequest) -> None:
@@ -36,15 +52,28 @@ def all_requests(env: BuildEnvironment) -> list[ExecutionRequest]:
 
 class RequestCollector(EnvironmentCollector):
     def clear_doc(self, app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-        requests_of(env).pop(docname, None)
+        for attr in (ATTR, LESSONS, CATALOGUES):
+            _table(env, attr).pop(docname, None)
 
     def merge_other(
         self, app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment
     ) -> None:
-        mine, theirs = requests_of(env), requests_of(other)
-        for docname in docnames:
-            if docname in theirs:
-                mine[docname] = theirs[docname]
+        for attr in (ATTR, LESSONS, CATALOGUES):
+            mine, theirs = _table(env, attr), _table(other, attr)
+            for docname in docnames:
+                if docname in theirs:
+                    mine[docname] = theirs[docname]
 
     def process_doc(self, app: Sphinx, doctree: Any) -> None:
-        """Nothing to do: directives add their requests while the document is parsed."""
+        """Pick the lesson's preview figure (``:preview:`` by name, else its first executed figure)."""
+        from .nodes import tensorviz_figure
+
+        meta = lessons_of(app.env).get(app.env.docname)
+        if meta is None:
+            return
+        figures = [n for n in doctree.findall(tensorviz_figure) if n["request"] is not None]
+        wanted = meta.get("preview")
+        chosen = next((n for n in figures if wanted in n["names"]), None) if wanted else None
+        if chosen is None and figures:
+            chosen = figures[0]
+        meta["previewRequest"] = chosen["request"] if chosen is not None else None

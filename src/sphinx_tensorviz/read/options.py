@@ -104,3 +104,11 @@ def integer(argument: str | None) -> int:
         return int((argument or "").strip())
     except ValueError:
         raise ValueError(f"{argument!r} is not an integer") from None
+
+
+def name_list_commas(argument: str | None) -> list[str]:
+    """A comma-separated list whose items may contain spaces, e.g. ``Causal decoder, RoPE``."""
+    items = [item.strip() for item in (argument or "").split(",") if item.strip()]
+    if not items:
+        raise ValueError("give at least one item")
+    return items

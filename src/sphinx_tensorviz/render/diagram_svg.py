@@ -187,7 +187,7 @@ def diagram_to_svg(diagram: Mapping[str, Any], *, id_prefix: str) -> str:
         f'aria-labelledby="{p}-title {p}-desc" viewBox="0 0 {_f(width)} {_f(height)}" width="100%" '
         f'style="max-width:{_f(width)}px;height:auto" font-family="{_attr(FONT_FAMILY)}">',
         f'<title id="{p}-title">{_text(title)}</title><desc id="{p}-desc">{_text(desc)}</desc>',
-        f"<style>#{p} text{{fill:currentColor}}</style>",
+        f"<style>#{p}-svg text{{fill:currentColor}}</style>",
         f'<defs><marker id="{p}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="9" markerHeight="9" '
         f'markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0,1L10,5L0,9z" fill="currentColor"/>'
         f"</marker></defs>",

@@ -149,13 +149,13 @@ class _Slugs:
 
 def _style(p: str) -> str:
     return (
-        f"<style>#{p} text{{fill:currentColor;font-family:{FONT_FAMILY}}}"
-        f"#{p} .tv-edge{{fill:none;stroke:currentColor;stroke-opacity:.7;stroke-width:1.3}}"
-        f"#{p} .tv-arrowhead{{fill:currentColor;fill-opacity:.8}}"
-        f"#{p} a:focus{{outline:none}}"
-        f"#{p} a:focus .tv-shape,#{p} a:hover .tv-shape{{stroke-width:3.5;fill-opacity:.3}}"
-        f"#{p} a:focus-visible .tv-shape{{stroke:currentColor}}"
-        f"#{p} .tv-sub{{fill-opacity:.85}}</style>"
+        f"<style>#{p}-svg text{{fill:currentColor;font-family:{FONT_FAMILY}}}"
+        f"#{p}-svg .tv-edge{{fill:none;stroke:currentColor;stroke-opacity:.7;stroke-width:1.3}}"
+        f"#{p}-svg .tv-arrowhead{{fill:currentColor;fill-opacity:.8}}"
+        f"#{p}-svg a:focus{{outline:none}}"
+        f"#{p}-svg a:focus .tv-shape,#{p}-svg a:hover .tv-shape{{stroke-width:3.5;fill-opacity:.3}}"
+        f"#{p}-svg a:focus-visible .tv-shape{{stroke:currentColor}}"
+        f"#{p}-svg .tv-sub{{fill-opacity:.85}}</style>"
     )
 
 

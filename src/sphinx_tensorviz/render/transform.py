@@ -14,19 +14,26 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.osutil import relative_uri
 
 from ..config import settings
 from ..execute.request import ExecutionRequest
+from ..read.collector import lessons_of
+from ..read.lesson_directive import tensorviz_catalogue, tensorviz_lesson
 from ..read.nodes import tensorviz_figure
 from ..read.steps_directive import tensorviz_activations, tensorviz_step, tensorviz_steps
 from ..store.artifacts import ArtifactStore, StoreProblem
+from ..store.hashing import digest
 from ..warnings_ import Subtype, warn
 from .assemble import html_figure, latex_figure, plain_figure
 from .cache import RenderCache
+from .downloads import downloads_list, write_downloads
 from .footer import provenance_line
 from .graph import diagram_footer, diagram_parts, graph_parts
 from .heatmap import heatmap_parts
+from .lesson import catalogue, lesson_footer, lesson_header, write_thumbnail
 from .parts import FigureParts
+from .svg import ID_TOKEN
 from .tour import GraphOnPage, activations_figure, steps_figure
 
 @dataclass(frozen=True)
@@ -62,8 +69,49 @@ class RenderFigures(SphinxPostTransform):
         for strips in list(self.document.findall(tensorviz_activations)):
             graph = self.graph_for(strips, graphs, "tv-activations")
             strips.replace_self(activations_figure(strips, graph, html) if graph else [])
+        self.lesson_pages(store, ctx)
         for node in list(self.document.findall(tensorviz_figure)):
             node.replace_self(self.figure(node, store, ctx, conf.mode))
+
+    def lesson_pages(self, store: ArtifactStore, ctx: RenderContext) -> None:
+        """Lesson headers, the credits footer, and catalogues of every lesson."""
+        for header in list(self.document.findall(tensorviz_lesson)):
+            footer = lesson_footer(header["meta"])
+            if footer is not None:
+                self.document.children[-1] += footer
+            header.replace_self(lesson_header(header))
+        catalogues = list(self.document.findall(tensorviz_catalogue))
+        if not catalogues:
+            return
+        lessons = lessons_of(self.env)
+        order = [d for d in self.env.found_docs if d in lessons]
+        toc = _toc_order(self.env, self.env.config.root_doc)
+        order.sort(key=lambda d: (toc.index(d) if d in toc else len(toc), d))
+        entries = [{"docname": d, "title": self.env.titles[d].astext() if d in self.env.titles else d, **lessons[d]}
+                   for d in order]
+        builder = self.app.builder
+        for node in catalogues:
+            node.replace_self(catalogue(
+                entries,
+                lambda d: builder.get_relative_uri(self.env.docname, d),
+                lambda d: self.thumbnail(d, lessons[d].get("previewRequest"), store, ctx),
+            ))
+
+    def thumbnail(self, docname: str, request: ExecutionRequest | None, store: ArtifactStore,
+                  ctx: RenderContext) -> str | None:
+        builder = self.app.builder
+        if request is None or builder.format != "html":
+            return None
+        artifact = store.read_artifact(request.content_hash)
+        if not isinstance(artifact, dict):
+            return None
+        # a graph's thumbnail is its top level only: a readable outline at thumbnail size
+        render = {**request.render, "depth": 1} if request.directive == "tv-graph" else request.render
+        key = digest({"thumbnail": request.renderer_hash, **render})
+        parts = RENDERERS[request.directive](artifact, render, key, ctx)
+        relative = write_thumbnail(parts.svg.replace(ID_TOKEN, f"preview-{request.content_hash[:8]}"),
+                                   Path(builder.outdir), docname)
+        return relative_uri(builder.get_target_uri(self.env.docname), relative)
 
     def graphs_on_page(self, store: ArtifactStore) -> dict[str, GraphOnPage | None]:
         """Named ``tv-graph`` figures of this page (``None`` where the artifact is missing)."""
@@ -100,6 +148,8 @@ class RenderFigures(SphinxPostTransform):
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
         parts = RENDERERS[request.directive](found, request.render, request.renderer_hash, ctx)
+        if self.app.builder.format == "html":
+            parts.details.append(self.downloads(found, parts))
         for check in found.get("checks", []):
             if not check["passed"]:
                 warn(f"{request.directive}: claim failed: {check['description']}"
@@ -123,6 +173,13 @@ class RenderFigures(SphinxPostTransform):
             table["ids"] = [f"{node['figure_id']}-table-{number}"]
         return figure
 
+    def downloads(self, artifact: dict[str, Any], parts: FigureParts) -> nodes.Element:
+        builder = self.app.builder
+        folder, files = write_downloads(artifact, parts.svg.replace(ID_TOKEN, "preview"), Path(self.env.srcdir),
+                                        Path(builder.outdir))
+        page = builder.get_target_uri(self.env.docname)
+        return downloads_list(files, lambda name: relative_uri(page, f"{folder}/{name}"))
+
     def missing(self, node: tensorviz_figure, request: ExecutionRequest, store: ArtifactStore, mode: str,
                 problem: StoreProblem | None) -> nodes.Node:
         failure = store.read_failure(request.content_hash)
@@ -144,6 +201,19 @@ class RenderFigures(SphinxPostTransform):
         note += nodes.paragraph("", f"This figure has not been computed yet (execution mode {mode!r}; "
                                     f"content hash {request.content_hash[:12]}).")
         return note
+
+
+def _toc_order(env: Any, root: str) -> list[str]:
+    """Documents in table-of-contents order, depth first from ``root``."""
+    order: list[str] = []
+    stack = [root]
+    while stack:
+        docname = stack.pop(0)
+        if docname in order:
+            continue
+        order.append(docname)
+        stack[:0] = env.toctree_includes.get(docname, [])
+    return order
 
 
 def error_box(message: str, traceback: str) -> nodes.Element:

@@ -1,0 +1,153 @@
+"""Generate ``run.py``: a standalone script that repeats a recorded execution and compares.
+
+The script carries its own copies of the input builder and the seeding code
+(their source is copied from this package, so the two never drift apart) and
+needs only the frameworks in ``requirements.txt`` and the model files beside it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+from . import determinism, inputs
+
+TOLERANCE = 1e-6
+
+_MAIN = '''
+
+def _load_entry():
+    import importlib.util
+
+    path = HERE / RECORD["entry"]
+    sys.path[:0] = [str(path.parent), str(HERE)]
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _array(value):
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    return np.asarray(value, dtype=np.float64)
+
+
+def _with_seed(function, kwargs):
+    import inspect
+
+    params = inspect.signature(function).parameters
+    if "seed" in params:
+        kwargs.setdefault("seed", RECORD["seed"])
+    if "key" in params and RECORD["backend"] == "jax":
+        import jax
+
+        kwargs.setdefault("key", jax.random.PRNGKey(RECORD["seed"]))
+    return kwargs
+
+
+def reproduce():
+    """Run the recorded computation again; returns what the artifact stored, recomputed."""
+    seed_everything(RECORD["backend"], RECORD["seed"])
+    module = _load_entry()
+    function = getattr(module, RECORD["function"])
+    if RECORD["directive"] == "tv-heatmap":
+        value = function(**_with_seed(function, dict(RECORD["inputs"] or {})))
+        if isinstance(value, dict):
+            value = value["values"]
+        return {"values": _array(value).tolist()}
+    args = build_inputs(RECORD["options"]["inputs"], RECORD["backend"], RECORD["seed"])
+    if RECORD["backend"] != "torch":
+        fn = function(**_with_seed(function, dict(RECORD["options"]["model_args"] or {})))
+        return {"outputShape": list(_array(fn(*args)).shape)}
+    import torch
+
+    model = function(**_with_seed(function, dict(RECORD["options"]["model_args"] or {})))
+    model.eval()
+    recorded, hooks = {}, []
+    modules = dict(model.named_modules())
+    for name in RECORD["options"]["checkpoints"]:
+        def keep(_module, _inputs, output, name=name):
+            recorded[name] = output[0] if isinstance(output, tuple) else output
+        hooks.append(modules[name].register_forward_hook(keep))
+    with torch.no_grad():
+        output = model(*args)
+    for hook in hooks:
+        hook.remove()
+    activations = {}
+    for name, value in recorded.items():
+        array = _array(value)
+        token = RECORD["expected"]["activations"][name]["token"]
+        activations[name] = array.reshape(-1, array.shape[-2], array.shape[-1])[0, token].tolist()
+    return {"outputShape": list(_array(output).shape), "activations": activations}
+
+
+def largest_difference(got, expected):
+    worst = 0.0
+    if "values" in expected:
+        worst = float(np.max(np.abs(np.asarray(got["values"]) - np.asarray(expected["values"]))))
+    for name, record in expected.get("activations", {}).items():
+        diff = np.abs(np.asarray(got["activations"][name]) - np.asarray(record["values"]))
+        worst = max(worst, float(diff.max()))
+    if "outputShape" in expected and got.get("outputShape") != expected["outputShape"]:
+        worst = float("inf")
+    return worst
+
+
+if __name__ == "__main__":
+    got = reproduce()
+    worst = largest_difference(got, RECORD["expected"])
+    print(json.dumps({"reproduced": got, "largestDifference": worst, "tolerance": TOLERANCE}))
+    if "--check" in sys.argv and not worst <= TOLERANCE:
+        sys.exit(f"not reproduced: largest difference {worst:g} > {TOLERANCE:g}")
+'''
+
+
+def expected_values(artifact: dict[str, Any]) -> dict[str, Any]:
+    data = artifact["data"]
+    if data["kind"] == "heatmap":
+        return {"values": data["values"]}
+    expected: dict[str, Any] = {"outputShape": data.get("output", {}).get("shape")}
+    if data.get("activations"):
+        expected["activations"] = data["activations"]
+    return expected
+
+
+def run_py(artifact: dict[str, Any]) -> str:
+    request = artifact["request"]
+    record = {
+        "directive": request["directive"], "backend": request["backend"], "entry": request["entry"],
+        "function": request["function"], "inputs": request["inputs"], "seed": request["seed"],
+        "options": request.get("options", {}), "expected": expected_values(artifact),
+    }
+    environment = determinism.worker_environment("cpu")
+    shared = "\n\n".join(
+        inspect.getsource(obj)
+        for obj in (inputs.InputSpecError, inputs.numpy_input, inputs.build_inputs, determinism.seed_everything)
+    )
+    header = (
+        f'"""Reproduce tensorviz artifact {artifact["contentHash"][:16]} of lesson {artifact["lessonId"]}.\n\n'
+        "Usage: python run.py [--check]   (prints the recomputed values and the largest difference\n"
+        f"from the recorded ones; --check exits non-zero above {TOLERANCE:g}).\n"
+        '"""\n\n'
+        "from __future__ import annotations\n\n"
+        "import json\nimport os\nimport pathlib\nimport random\nimport sys\nfrom typing import Any\n\n"
+        f"os.environ.update({json.dumps(environment, sort_keys=True)})\n\n"
+        "import numpy as np\n\n"
+        "HERE = pathlib.Path(__file__).resolve().parent\n"
+        f"TOLERANCE = {TOLERANCE!r}\n"
+        f"RECORD = json.loads({json.dumps(json.dumps(record, sort_keys=True))})\n\n\n"
+    )
+    return header + shared + _MAIN
+
+
+def requirements_txt(artifact: dict[str, Any]) -> str:
+    env = artifact["environment"]
+    lines = [f"# the environment that recorded artifact {artifact['contentHash'][:16]} (Python {env['python']})"]
+    for package in dict.fromkeys((env.get("framework"), "numpy")):
+        if package and package in env:
+            version = env[package].split("+")[0]
+            lines.append(f"{'jax[cpu]' if package == 'jax' else package}=={version}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,64 @@
+""""Reproduce this figure": the model files, ``run.py``, ``requirements.txt``, the figure
+SVG and the artifact itself, written next to the HTML with their sha256 and size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+
+from ..execute.reproduce import requirements_txt, run_py
+from ..store.artifacts import dump_json
+
+FOLDER = "_tensorviz"
+
+
+@dataclass(frozen=True)
+class Download:
+    name: str  #: path relative to the figure's download folder
+    sha256: str
+    size: int
+
+
+def write_downloads(artifact: dict[str, Any], svg: str, srcdir: Path, outdir: Path) -> tuple[str, list[Download]]:
+    """Write the files (only when changed) and return (folder relative to outdir, files)."""
+    folder = f"{FOLDER}/{artifact['contentHash'][:16]}"
+    files: dict[str, bytes] = {}
+    for relative in artifact["request"]["files"]:
+        source = srcdir / relative
+        if relative != "<inline>" and source.is_file():
+            files[relative] = source.read_bytes()
+    files["run.py"] = run_py(artifact).encode()
+    files["requirements.txt"] = requirements_txt(artifact).encode()
+    files["preview.svg"] = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n").encode()
+    files["artifact.json"] = dump_json(artifact).encode()
+    made = []
+    for name, content in files.items():
+        target = outdir / folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.is_file() or target.read_bytes() != content:
+            target.write_bytes(content)
+        made.append(Download(name, hashlib.sha256(content).hexdigest(), len(content)))
+    return folder, made
+
+
+def downloads_list(files: list[Download], href: Any) -> nodes.Element:
+    """A list of links (``href(name)`` gives the URL, or ``None`` for no link)."""
+    box = nodes.container(classes=["tv-downloads"])
+    box += nodes.paragraph("", "", nodes.strong("", "Reproduce this figure"))
+    items = nodes.bullet_list()
+    for item in files:
+        para = nodes.paragraph()
+        url = href(item.name)
+        para += nodes.reference("", item.name, refuri=url) if url else nodes.literal("", item.name)
+        para += nodes.Text(f" · {item.size:,} bytes · sha256 ")
+        para += nodes.literal("", item.sha256, classes=["tv-sha"])
+        items += nodes.list_item("", para)
+    box += items
+    box += nodes.paragraph("", "Put the files in one folder, install requirements.txt, and run "
+                               "python run.py --check: it recomputes the figure and compares it with the record.")
+    return box
