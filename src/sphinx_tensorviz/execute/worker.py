@@ -22,13 +22,21 @@ import types
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from .determinism import describe_environment, seed_everything
-from .graph_run import run_graph
+from .graph_run import run_checks, run_graph
 from .results import BadResult, heatmap_data
 
 
 def run_heatmap(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
-    return {"data": heatmap_data(call_entry(module, job), job.get("options", {}))}
+    """The 2-D result as heatmap data; checks receive the values as a NumPy array."""
+    options = job.get("options", {})
+    data = heatmap_data(call_entry(module, job), options)
+    produced: dict[str, Any] = {"data": data}
+    if options.get("checks"):
+        produced["checks"] = run_checks(module, options["checks"], np.asarray(data["values"]))
+    return produced
 
 
 #: What each directive does with the loaded lesson module; returns ``data`` (and maybe ``checks``).

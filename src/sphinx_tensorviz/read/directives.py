@@ -177,14 +177,18 @@ class HeatmapDirective(ExecutedDirective):
         "unit": opt.text,
         "diverging": directives.flag,
         "colormap": opt.text,
+        "checks": opt.name_list,
     }
-    result_options = ("rows", "columns", "unit", "diverging")
+    result_options = ("rows", "columns", "unit", "diverging", "checks")
     render_options = (*ExecutedDirective.render_options, "colormap")
 
     def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
-        return {
+        result = {
             "rows": values.get("rows"),
             "columns": values.get("columns"),
             "unit": values.get("unit", ""),
             "diverging": "diverging" in values,
         }
+        if values.get("checks"):  # only when given, so figures without checks keep their hash
+            result["checks"] = values["checks"]
+        return result

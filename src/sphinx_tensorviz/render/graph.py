@@ -19,6 +19,7 @@ from .cache import RenderCache
 from .diagram_svg import diagram_to_svg
 from .graph_layout import GraphLayout, layout_graph
 from .graph_svg import OutlineItem, graph_outline, graph_to_svg
+from .checks import checks_list
 from .latex import graph_pdf
 from .parts import FigureParts
 from .svg import ID_TOKEN
@@ -126,19 +127,3 @@ def diagram_footer(diagram: dict[str, Any]) -> str:
     scope = diagram.get("scope")
     return "Authored diagram, not a recorded computation" + (f" · {scope}" if scope else "")
 
-
-def checks_list(checks: list[dict[str, Any]]) -> nodes.Element:
-    """Verified claims with a visible pass/fail word (never colour or a symbol alone)."""
-    box = nodes.container(classes=["tv-checks"])
-    box += nodes.paragraph("", "", nodes.strong("", "Verified claims (run with this execution)"))
-    bullets = nodes.bullet_list()
-    for check in checks:
-        mark = "passed" if check["passed"] else "FAILED"
-        para = nodes.paragraph(classes=["tv-check", "tv-check-passed" if check["passed"] else "tv-check-failed"])
-        para += nodes.strong("", f"{'✓' if check['passed'] else '✗'} {mark}: ")
-        para += nodes.Text(check["description"])
-        if check.get("detail"):
-            para += nodes.Text(f" ({check['detail']})")
-        bullets += nodes.list_item("", para)
-    box += bullets
-    return box

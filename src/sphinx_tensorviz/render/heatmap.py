@@ -7,6 +7,7 @@ from typing import Any
 
 from docutils import nodes
 
+from .checks import checks_list
 from .colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT
 from .describe import fmt, heatmap_alt, heatmap_long_description
 from .heatmap_svg import heatmap_svg
@@ -31,6 +32,8 @@ def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_has
     if len(rows) * len(cols) <= MAX_CELLS:
         cells = [[fmt(v) for v in row] for row in data["values"]]
         details.append(data_table(f"Data: {data['unit'] or 'values'}", "", rows, cols, cells))
+    if artifact.get("checks"):
+        details.append(checks_list(artifact["checks"]))
     return FigureParts(
         title=title,
         alt=alt,

@@ -1,0 +1,72 @@
+"""``tensorviz gc``: find artifacts (and failure records) that no directive refers to any more."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .project import add_project_arguments, open_project, print_read_warnings
+from .table import table
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "gc", help="list stored artifacts that no directive uses; delete them with --delete",
+        description="Read the project and list the artifacts in the store that no directive refers to "
+                    "(left behind when code, inputs or options changed). Nothing is deleted without --delete. "
+                    "Fix every tensorviz warning first: a directive that fails to parse refers to nothing.",
+    )
+    add_project_arguments(parser)
+    parser.add_argument("--delete", action="store_true", help="delete the unused artifacts and failure records")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    with open_project(args) as project:
+        project.read()
+        print_read_warnings(project)
+        if project.tensorviz_warnings() and args.delete:
+            print("tensorviz gc: note: the project has tensorviz warnings; an artifact of a directive that "
+                  "did not parse counts as unused", file=sys.stderr)
+        used = {r.content_hash for r in project.requests}
+        store = project.store
+        orphans = [h for h in store.artifact_hashes() if h not in used]
+        failures_dir = store.root / "failures"
+        stale_failures = sorted(
+            p for p in failures_dir.glob("*.json") if p.stem not in used
+        ) if failures_dir.is_dir() else []
+        rows = []
+        for content_hash in orphans:
+            rows.append([content_hash[:12], *_describe(store.artifact_path(content_hash))])
+        for path in stale_failures:
+            rows.append([path.stem[:12], "(failure record)", "", "", _size(path)])
+        if rows:
+            print(table(["hash", "lesson", "directive", "generated", "size"], rows))
+        if args.delete:
+            for content_hash in orphans:
+                store.delete_artifact(content_hash)
+            for path in stale_failures:
+                path.unlink(missing_ok=True)
+            print(f"deleted {len(orphans)} unused artifact(s) and {len(stale_failures)} failure record(s) "
+                  f"from {store.root}")
+        else:
+            print(f"{len(orphans)} unused artifact(s), {len(stale_failures)} unused failure record(s) in "
+                  f"{store.root}" + ("; run again with --delete to remove them" if rows else ""))
+    return 0
+
+
+def _describe(path: Path) -> list[str]:
+    try:
+        artifact = json.loads(path.read_text("utf-8"))
+        return [str(artifact.get("lessonId", "?")), str(artifact.get("request", {}).get("directive", "?")),
+                str(artifact.get("generatedAt", "?"))[:19], _size(path)]
+    except (OSError, ValueError, AttributeError):
+        return ["(unreadable)", "", "", _size(path)]
+
+
+def _size(path: Path) -> str:
+    size = path.stat().st_size
+    return f"{size / 1024:.1f} KiB" if size >= 1024 else f"{size} B"

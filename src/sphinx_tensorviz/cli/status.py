@@ -1,0 +1,93 @@
+"""``tensorviz status``: is each directive's artifact cached, missing, failed or stale, and why?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from typing import Any
+
+from ..store.artifacts import StoreProblem
+from .project import Project, add_project_arguments, open_project, print_read_warnings
+from .table import table
+from .why import NEVER, differences, predecessor
+
+STATES = ("cached", "stale", "missing", "failed")
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "status", help="show whether each directive's artifact is cached, and why it would run again",
+        description="Read the project (nothing executes) and show, for every tensorviz directive, whether its "
+                    "artifact is cached, missing (never executed), failed (a failure is recorded) or stale "
+                    "(an older artifact exists and the reason it no longer matches).",
+    )
+    add_project_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of a table")
+    parser.add_argument("--check", action="store_true",
+                        help="exit with status 1 unless every directive is cached (for CI)")
+    parser.set_defaults(run=run)
+
+
+def entries(project: Project) -> list[dict[str, Any]]:
+    """One record per directive, in document order."""
+    store = project.store
+    used = {r.content_hash for r in project.requests}
+    unused: dict[str, dict[str, Any]] = {}
+    for content_hash in store.artifact_hashes():
+        if content_hash not in used:
+            found = store.read_artifact(content_hash)
+            if isinstance(found, dict):
+                unused[content_hash] = found
+    records = []
+    for request in project.requests:
+        found = store.read_artifact(request.content_hash)
+        failure = store.read_failure(request.content_hash)
+        previous = None
+        if isinstance(found, dict):
+            state, why = "cached", []
+        elif failure is not None:
+            state = "failed"
+            why = [f"{failure.get('subtype', 'execution')}: {failure.get('message', '')}".strip()]
+        elif isinstance(found, StoreProblem):
+            state, why = "stale", [f"stored artifact is unusable: {found.reason}"]
+        else:
+            previous = predecessor(request, unused)
+            state, why = ("stale", differences(request, previous)) if previous else ("missing", [NEVER])
+        records.append({
+            "location": project.location(request),
+            "docname": request.docname,
+            "line": request.lineno,
+            "directive": request.directive,
+            "lessonId": request.lesson_id,
+            "state": state,
+            "contentHash": request.content_hash,
+            "why": why,
+            "previousHash": previous["contentHash"] if previous else None,
+        })
+    return records
+
+
+def summary(records: list[dict[str, Any]]) -> dict[str, int]:
+    counts = Counter(r["state"] for r in records)
+    return {state: counts.get(state, 0) for state in STATES}
+
+
+def run(args: argparse.Namespace) -> int:
+    with open_project(args) as project:
+        project.read()
+        print_read_warnings(project)
+        records = entries(project)
+    counts = summary(records)
+    if args.json:
+        print(json.dumps({"directives": records, "summary": counts}, indent=2))
+    else:
+        if records:
+            rows = [[r["location"], r["directive"], r["state"], r["contentHash"][:12], "; ".join(r["why"])]
+                    for r in records]
+            print(table(["document:line", "directive", "state", "hash", "why"], rows))
+        n = len(records)
+        print(f"{n} directive{'s' if n != 1 else ''}: " + ", ".join(f"{counts[s]} {s}" for s in STATES))
+    if args.check and counts["cached"] != len(records):
+        return 1
+    return 0

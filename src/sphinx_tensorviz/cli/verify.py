@@ -1,0 +1,173 @@
+"""``tensorviz verify``: execute cached artifacts again and compare, without touching the store.
+
+A determinism check: the same code, inputs and seed must give the same numbers. Heatmap
+values and graph activations are compared within ``--rtol``/``--atol`` (``|new - old| <=
+atol + rtol * |old|``); graph structure (layer ids and connections), labels, shapes and
+check outcomes must be equal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from sphinx.util.display import status_iterator
+
+from ..execute.phase import job_for
+from ..execute.runner import RunSettings, run_jobs
+from ..read.collector import all_requests
+from .project import CliError, add_project_arguments, open_project, print_read_warnings
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "verify", help="re-execute cached artifacts and compare the values (the store is not changed)",
+        description="Execute every cached artifact again in a worker process and compare the new data with "
+                    "the stored data. Exits with status 1 if anything differs beyond the tolerance.",
+    )
+    add_project_arguments(parser)
+    parser.add_argument("--rtol", type=float, default=0.0, help="relative tolerance (default: 0)")
+    parser.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (default: 1e-6)")
+    parser.add_argument("--doc", action="append", default=[], metavar="DOCNAME",
+                        help="verify only the directives of this document (e.g. lessons/intro); may repeat")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: tensorviz_workers)")
+    parser.set_defaults(run=run)
+
+
+@dataclass
+class Comparison:
+    """Differences found between a stored and a recomputed ``data`` (and checks)."""
+
+    rtol: float
+    atol: float
+    problems: list[str] = field(default_factory=list)
+    largest: float = 0.0
+    where: str = ""
+    compared: int = 0
+
+    def numbers(self, old: Any, new: Any, where: str) -> None:
+        """Compare nested lists of numbers element by element."""
+        if isinstance(old, list) or isinstance(new, list):
+            if not (isinstance(old, list) and isinstance(new, list)) or len(old) != len(new):
+                self.problems.append(f"{where}: shape differs ({_shape(old)} stored, {_shape(new)} now)")
+                return
+            for index, (a, b) in enumerate(zip(old, new)):
+                self.numbers(a, b, f"{where}[{index}]")
+            return
+        self.compared += 1
+        diff = abs(float(new) - float(old))
+        if not math.isfinite(diff):
+            diff = math.inf
+        if diff > self.largest or (diff == self.largest and not self.where):
+            self.largest, self.where = diff, f"{where}: stored {old!r}, now {new!r}"
+        if diff > self.atol + self.rtol * abs(float(old)):
+            self.problems.append(f"{where}: stored {old!r}, now {new!r} (difference {diff:.3g})")
+
+    def equal(self, old: Any, new: Any, what: str) -> None:
+        if old != new:
+            self.problems.append(f"{what} differs: stored {_brief(old)}, now {_brief(new)}")
+
+
+def _shape(value: Any) -> str:
+    dims = []
+    while isinstance(value, list):
+        dims.append(len(value))
+        value = value[0] if value else None
+    return "x".join(map(str, dims)) or "scalar"
+
+
+def _brief(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def compare(stored: dict[str, Any], result: dict[str, Any], rtol: float, atol: float) -> Comparison:
+    """Compare a stored artifact with a worker's result document."""
+    cmp = Comparison(rtol, atol)
+    old, new = stored["data"], result.get("data", {})
+    cmp.equal(old.get("kind"), new.get("kind"), "data.kind")
+    if old.get("kind") == "heatmap" and new.get("kind") == "heatmap":
+        for key in ("rows", "columns", "unit", "diverging"):
+            cmp.equal(old.get(key), new.get(key), f"data.{key}")
+        cmp.numbers(old["values"], new.get("values"), "data.values")
+    elif old.get("kind") == "graph" and new.get("kind") == "graph":
+        cmp.equal([layer["id"] for layer in old.get("layers", [])],
+                  [layer["id"] for layer in new.get("layers", [])], "graph structure (layer ids)")
+        cmp.equal([(c.get("source"), c.get("target")) for c in old.get("connections", [])],
+                  [(c.get("source"), c.get("target")) for c in new.get("connections", [])],
+                  "graph structure (connections)")
+        cmp.equal(old.get("output"), new.get("output"), "data.output")
+        old_act, new_act = old.get("activations") or {}, new.get("activations") or {}
+        cmp.equal(sorted(old_act), sorted(new_act), "activation checkpoints")
+        for name in sorted(set(old_act) & set(new_act)):
+            cmp.numbers(old_act[name].get("values"), new_act[name].get("values"), f"data.activations[{name}].values")
+    old_checks = {c["name"]: c["passed"] for c in stored.get("checks", [])}
+    new_checks = {c["name"]: c["passed"] for c in result.get("checks", [])}
+    for name in sorted(set(old_checks) | set(new_checks)):
+        before, after = old_checks.get(name), new_checks.get(name)
+        if before != after:
+            cmp.problems.append(f"check {name}: {_outcome(before)} when stored, {_outcome(after)} now")
+    return cmp
+
+
+def _outcome(passed: bool | None) -> str:
+    return "absent" if passed is None else ("passed" if passed else "failed")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.rtol < 0 or args.atol < 0:
+        raise CliError("--rtol and --atol must not be negative")
+    overrides = {"tensorviz_workers": args.jobs} if args.jobs else {}
+    with open_project(args, overrides) as project:
+        project.read()
+        print_read_warnings(project)
+        env = project.app.env
+        known = set(env.found_docs)
+        unknown = [d for d in args.doc if d not in known]
+        if unknown:
+            raise CliError(f"--doc: no document named {', '.join(unknown)} (documents: {', '.join(sorted(known))})")
+        chosen: dict[str, Any] = {}
+        for request in all_requests(env):
+            if args.doc and request.docname not in args.doc:
+                continue
+            stored = project.store.read_artifact(request.content_hash)
+            if isinstance(stored, dict):
+                chosen.setdefault(request.content_hash, (request, stored))
+        if not chosen:
+            print("nothing to verify: no cached artifacts" + (" in " + ", ".join(args.doc) if args.doc else ""))
+            return 0
+        conf = project.conf
+        locations = {h: project.location(request) for h, (request, _) in chosen.items()}
+        project.status.open = True  # the progress bar
+        outcomes = run_jobs(
+            {h: job_for(request, env) for h, (request, _) in chosen.items()},
+            RunSettings(conf.timeout, conf.workers, conf.device, conf.memory_limit_mb, conf.python),
+            progress=lambda items, n: status_iterator(items, "tensorviz: verifying... ", "darkgreen", n,
+                                                      project.app.verbosity,
+                                                      stringify_func=lambda o: locations[o.key]),
+        )
+        project.status.open = False
+    mismatches = 0
+    for content_hash, (request, stored) in sorted(chosen.items(), key=lambda kv: locations[kv[0]]):
+        head = f"{locations[content_hash]} {request.directive} [{content_hash[:12]}]"
+        outcome = outcomes[content_hash]
+        if not outcome.ok:
+            mismatches += 1
+            print(f"FAILED    {head}: {outcome.result.get('subtype', 'execution')}: {outcome.result.get('message', '')}")
+            continue
+        cmp = compare(stored, outcome.result, args.rtol, args.atol)
+        largest = f"largest difference {cmp.largest:.3g}" + (f" at {cmp.where}" if cmp.largest else "")
+        if cmp.problems:
+            mismatches += 1
+            print(f"MISMATCH  {head}: {len(cmp.problems)} difference(s); {largest}")
+            for problem in cmp.problems[:10]:
+                print(f"          {problem}")
+            if len(cmp.problems) > 10:
+                print(f"          ... and {len(cmp.problems) - 10} more")
+        else:
+            print(f"ok        {head}: {cmp.compared} values within rtol={args.rtol:g}, atol={args.atol:g}; {largest}")
+    total = len(chosen)
+    print(f"{total - mismatches} of {total} artifacts reproduced" + (f", {mismatches} did not" if mismatches else ""))
+    return 1 if mismatches else 0

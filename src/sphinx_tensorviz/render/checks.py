@@ -1,0 +1,24 @@
+"""Verified numerical claims, shown with the figure whose execution ran them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+
+
+def checks_list(checks: list[dict[str, Any]]) -> nodes.Element:
+    """Verified claims with a visible pass/fail word (never colour or a symbol alone)."""
+    box = nodes.container(classes=["tv-checks"])
+    box += nodes.paragraph("", "", nodes.strong("", "Verified claims (run with this execution)"))
+    bullets = nodes.bullet_list()
+    for check in checks:
+        mark = "passed" if check["passed"] else "FAILED"
+        para = nodes.paragraph(classes=["tv-check", "tv-check-passed" if check["passed"] else "tv-check-failed"])
+        para += nodes.strong("", f"{'✓' if check['passed'] else '✗'} {mark}: ")
+        para += nodes.Text(check["description"])
+        if check.get("detail"):
+            para += nodes.Text(f" ({check['detail']})")
+        bullets += nodes.list_item("", para)
+    box += bullets
+    return box
