@@ -1,17 +1,24 @@
 """The sphinx-tensorviz transformers course."""
 
+import os
+
 project = "Transformers, executed"
 author = "sphinx-tensorviz contributors"
 copyright = "2026, sphinx-tensorviz contributors"
+version = release = "2026.11"
 
 extensions = ["myst_parser", "sphinx_tensorviz"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 exclude_patterns = ["_build", "README.md"]
 
-html_theme = "alabaster"
+# Any of alabaster, furo, pydata_sphinx_theme, sphinx_book_theme, sphinx_rtd_theme (the "themes" extra).
+html_theme = os.environ.get("COURSE_THEME", "alabaster")
 html_title = "Transformers, executed"
+epub_show_urls = "no"
+man_pages = [("index", "transformers-executed", project, [author], 7)]
 
-# Lessons run once; their artifacts are committed in tensorviz_artifacts/.
-tensorviz_execution_mode = "auto"
+# Lessons run once; their artifacts are committed in tensorviz_artifacts/. On Read the Docs
+# (and wherever TENSORVIZ_MODE says so) nothing may execute: a missing artifact is a warning.
+tensorviz_execution_mode = os.environ.get("TENSORVIZ_MODE") or ("cache-only" if os.environ.get("READTHEDOCS") else "auto")
 tensorviz_workers = 2
 tensorviz_timeout = 300

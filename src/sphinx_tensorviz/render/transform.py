@@ -148,8 +148,8 @@ class RenderFigures(SphinxPostTransform):
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
         parts = RENDERERS[request.directive](found, request.render, request.renderer_hash, ctx)
-        if self.app.builder.format == "html":
-            parts.details.append(self.downloads(found, parts))
+        if self.app.builder.format == "html" and not self.app.builder.name.startswith("epub"):
+            parts.details.append(self.downloads(found, parts))  # e-readers cannot run code
         for check in found.get("checks", []):
             if not check["passed"]:
                 warn(f"{request.directive}: claim failed: {check['description']}"
