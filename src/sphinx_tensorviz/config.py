@@ -38,7 +38,7 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
                 "Folder of the artifact store, relative to the folder of conf.py."),
     ConfigValue("tensorviz_workers", 2, (int,),
                 "How many worker processes execute in parallel (at least 1).", ""),
-    ConfigValue("tensorviz_timeout", 120.0, (int, float),
+    ConfigValue("tensorviz_timeout", 120, (int, float),
                 "Seconds one execution may run before its worker is stopped.", ""),
     ConfigValue("tensorviz_memory_limit_mb", 0, (int,),
                 "Data-segment limit of a worker in MiB (0: no limit).", ""),
@@ -63,6 +63,15 @@ class Settings:
     device: str
     hash_versions: bool
     python: str
+
+
+def app_of(env: Any) -> Sphinx:
+    """The application behind ``env`` without the accessors Sphinx 9 deprecates.
+
+    Sphinx 8.1 keeps it in ``env.app``; 8.2 and later in ``env._app``.
+    """
+    state = vars(env)
+    return state.get("_app") or state["app"]
 
 
 def settings(app: Sphinx) -> Settings:

@@ -66,17 +66,15 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
         )
         for content_hash, outcome in sorted(outcomes.items()):
             _store_outcome(store, to_run[content_hash], outcome)
-    counts: Counter[str] = Counter()
-    for request in requests:
-        if request.content_hash in outcomes:
-            counts["executed"] += 1
-        if store.has_artifact(request.content_hash):
-            counts["cached" if request.content_hash not in outcomes else "ok"] += 1
-        elif store.read_failure(request.content_hash) is not None:
-            counts["failed"] += 1
+    usable = {h for h in first if h not in to_run and isinstance(store.read_artifact(h), dict)}
+    failed = {h for h in first if h not in usable and store.read_failure(h) is not None}
+    counts = Counter(
+        "executed" if r.content_hash in outcomes else "cached" if r.content_hash in usable else "other"
+        for r in requests
+    )
     logger.info(
         "tensorviz: %d executed, %d cached, %d failed",
-        counts["executed"], counts["cached"], counts["failed"],
+        counts["executed"], counts["cached"], sum(1 for r in requests if r.content_hash in failed),
     )
 
 

@@ -18,7 +18,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ..config import settings
+from ..config import app_of, settings
 from ..execute.request import INLINE, ExecutionRequest
 from ..store.hashing import sha256_text
 from ..warnings_ import Subtype, warn
@@ -109,7 +109,7 @@ class ExecutedDirective(SphinxDirective):
 
     # -- the request ------------------------------------------------------
     def build_request(self, values: dict[str, Any]) -> ExecutionRequest:
-        conf = settings(self.env.app)
+        conf = settings(app_of(self.env))
         entry, files, inline, importer = self.gather_code(values)
         backend = values.get("backend", "numpy")
         return ExecutionRequest(
@@ -142,6 +142,7 @@ class ExecutedDirective(SphinxDirective):
             if body.strip():
                 raise ValueError("give the code either with :source: or in the body, not both")
             rel, absolute = self.env.relfn2path(values["source"], self.env.docname)
+            self.env.note_dependency(absolute)  # so creating a missing file re-reads this page
             path = resolve_inside(srcdir, Path(absolute), values["source"])
             entry, code, inline = path.relative_to(srcdir.resolve()).as_posix(), path.read_text("utf-8"), None
             importer = path

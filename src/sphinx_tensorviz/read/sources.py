@@ -56,13 +56,20 @@ def _imported_names(code: str) -> list[tuple[str, int]]:
     names: list[tuple[str, int]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.extend((alias.name, 0) for alias in node.names)
+            names.extend((prefix, 0) for alias in node.names for prefix in _prefixes(alias.name))
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
-            names.append((base, node.level))
+            # importing ``a.b`` runs ``a/__init__.py`` too
+            names.extend((prefix, node.level) for prefix in (_prefixes(base) if base else [""]))
             # ``from pkg import mod`` may import a submodule rather than a name.
             names.extend((f"{base}.{a.name}".lstrip("."), node.level) for a in node.names if a.name != "*")
     return names
+
+
+def _prefixes(dotted: str) -> list[str]:
+    """``a.b.c`` -> ``a``, ``a.b``, ``a.b.c``."""
+    parts = dotted.split(".")
+    return [".".join(parts[: n + 1]) for n in range(len(parts))]
 
 
 def _find_module(name: str, level: int, importer: Path, roots: list[Path]) -> list[Path]:

@@ -13,8 +13,10 @@ def data_table(caption: str, corner: str, rows: list[str], columns: list[str], c
     table += nodes.title("", caption)
     group = nodes.tgroup(cols=len(columns) + 1)
     table += group
-    for _ in range(len(columns) + 1):
-        group += nodes.colspec(colwidth=1)
+    # text and LaTeX builders size columns by colwidth: give each its longest cell
+    for index, header in enumerate([corner, *columns]):
+        longest = max([len(header), *(len((label if index == 0 else row[index - 1])) for label, row in zip(rows, cells))])
+        group += nodes.colspec(colwidth=max(longest, 1))
     group[0]["stub"] = 1
     head = nodes.thead()
     head += _row([corner, *columns])

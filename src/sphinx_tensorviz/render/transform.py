@@ -16,7 +16,7 @@ from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.osutil import relative_uri
 
-from ..config import settings
+from ..config import app_of, settings
 from ..execute.request import ExecutionRequest
 from ..read.collector import lessons_of
 from ..read.lesson_directive import tensorviz_catalogue, tensorviz_lesson
@@ -53,12 +53,16 @@ _TRACEBACK_LINES = 8
 class RenderFigures(SphinxPostTransform):
     default_priority = 200
 
+    @property
+    def builder(self) -> Any:
+        return app_of(self.env).builder
+
     def run(self, **kwargs: Any) -> None:
-        conf = settings(self.app)
+        conf = settings(app_of(self.env))
         store = ArtifactStore(conf.store_dir)
         ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir))
         graphs = self.graphs_on_page(store)
-        html = self.app.builder.format == "html"
+        html = self.builder.format == "html"
         for stray in list(self.document.findall(tensorviz_step)):
             if not isinstance(stray.parent, tensorviz_steps):
                 warn("tv-step only works inside a tv-steps block", Subtype.option, location=stray)
@@ -89,7 +93,7 @@ class RenderFigures(SphinxPostTransform):
         order.sort(key=lambda d: (toc.index(d) if d in toc else len(toc), d))
         entries = [{"docname": d, "title": self.env.titles[d].astext() if d in self.env.titles else d, **lessons[d]}
                    for d in order]
-        builder = self.app.builder
+        builder = self.builder
         for node in catalogues:
             node.replace_self(catalogue(
                 entries,
@@ -99,7 +103,7 @@ class RenderFigures(SphinxPostTransform):
 
     def thumbnail(self, docname: str, request: ExecutionRequest | None, store: ArtifactStore,
                   ctx: RenderContext) -> str | None:
-        builder = self.app.builder
+        builder = self.builder
         if request is None or builder.format != "html":
             return None
         artifact = store.read_artifact(request.content_hash)
@@ -148,7 +152,7 @@ class RenderFigures(SphinxPostTransform):
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
         parts = RENDERERS[request.directive](found, request.render, request.renderer_hash, ctx)
-        if self.app.builder.format == "html" and not self.app.builder.name.startswith("epub"):
+        if self.builder.format == "html" and not self.builder.name.startswith("epub"):
             parts.details.append(self.downloads(found, parts))  # e-readers cannot run code
         for check in found.get("checks", []):
             if not check["passed"]:
@@ -160,11 +164,11 @@ class RenderFigures(SphinxPostTransform):
     def layout(self, node: tensorviz_figure, parts: FigureParts, prediction: str | None, footer: str,
                kind: str, key: str) -> nodes.Node:
         """Place the parts for the current builder's format."""
-        fmt = self.app.builder.format
+        fmt = self.builder.format
         if fmt == "html":
             figure = html_figure(parts, node["figure_id"], [*node["classes"], kind], prediction, footer)
         elif fmt == "latex":
-            figure = latex_figure(parts, Path(self.app.builder.outdir), f"tensorviz-{key}.pdf", prediction, footer)
+            figure = latex_figure(parts, Path(self.builder.outdir), f"tensorviz-{key}.pdf", prediction, footer)
         else:
             figure = plain_figure(parts, prediction, footer)
         figure["ids"] = [node["figure_id"], *node["ids"]]
@@ -174,7 +178,7 @@ class RenderFigures(SphinxPostTransform):
         return figure
 
     def downloads(self, artifact: dict[str, Any], parts: FigureParts) -> nodes.Element:
-        builder = self.app.builder
+        builder = self.builder
         folder, files = write_downloads(artifact, parts.svg.replace(ID_TOKEN, "preview"), Path(self.env.srcdir),
                                         Path(builder.outdir))
         page = builder.get_target_uri(self.env.docname)

@@ -17,6 +17,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -41,7 +42,17 @@ def artifact_validator() -> jsonschema.protocols.Validator:
 def schema_errors(artifact: Any) -> list[str]:
     """Human-readable schema violations of ``artifact`` (empty when valid)."""
     errors = sorted(artifact_validator().iter_errors(artifact), key=lambda e: list(e.absolute_path))
-    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
+    found = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
+    # jsonschema checks "date-time" only with an optional extra installed; check it ourselves
+    stamp = artifact.get("generatedAt") if isinstance(artifact, dict) else None
+    if isinstance(stamp, str):
+        try:
+            parsed = datetime.fromisoformat(stamp)
+            if parsed.tzinfo is None:
+                found.append("generatedAt: needs a UTC offset")
+        except ValueError:
+            found.append(f"generatedAt: {stamp!r} is not an ISO 8601 date-time")
+    return found
 
 
 def dump_json(value: Any) -> str:

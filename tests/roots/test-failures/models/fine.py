@@ -1,0 +1,5 @@
+import numpy as np
+
+
+def compute():
+    return np.eye(2)

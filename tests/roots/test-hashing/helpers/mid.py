@@ -1,0 +1,5 @@
+from helpers.leaf import FACTOR
+
+
+def scale():
+    return FACTOR * 2

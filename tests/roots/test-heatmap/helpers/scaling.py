@@ -1,0 +1,5 @@
+from helpers.consts import BASE
+
+
+def temperature():
+    return BASE * 2

@@ -1,0 +1,226 @@
+"""The artifact store: atomic, validated writes; problems reported, never raised; failure records.
+
+The artifacts used here are real: a module fixture builds ``tests/roots/test-rebuild``
+once (two tiny NumPy executions) and takes them from its store.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sphinx_tensorviz.store.artifacts import ArtifactStore, StoreProblem, dump_json, schema_errors
+
+from conftest import copy_root, load_artifacts, run_sphinx
+
+
+@pytest.fixture(scope="module")
+def real_artifacts(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    src = copy_root("rebuild", tmp_path_factory.mktemp("store-src") / "src")
+    built = run_sphinx(src)
+    assert built.summary == (2, 0, 0)
+    artifacts = list(load_artifacts(src).values())
+    assert len(artifacts) == 2
+    return artifacts
+
+
+@pytest.fixture
+def artifact(real_artifacts: list[dict[str, Any]]) -> dict[str, Any]:
+    return copy.deepcopy(real_artifacts[0])
+
+
+@pytest.fixture
+def other(real_artifacts: list[dict[str, Any]]) -> dict[str, Any]:
+    return copy.deepcopy(real_artifacts[1])
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ArtifactStore:
+    return ArtifactStore(tmp_path / "tensorviz_artifacts")
+
+
+def files_in(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def test_write_then_read_round_trips(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    path = store.write_artifact(artifact)
+    assert path == store.root / f"{artifact['contentHash']}.json"
+    assert json.loads(path.read_text("utf-8")) == artifact
+    assert path.read_text("utf-8") == dump_json(artifact)
+    assert store.read_artifact(artifact["contentHash"]) == artifact
+    assert store.has_artifact(artifact["contentHash"])
+    assert store.artifact_hashes() == [artifact["contentHash"]]
+
+
+def test_atomic_write_leaves_no_temporary_files(store: ArtifactStore, artifact: dict[str, Any],
+                                                other: dict[str, Any]) -> None:
+    store.write_artifact(artifact)
+    store.write_artifact(other)
+    changed = {**artifact, "generatedAt": "2030-01-01T00:00:00+00:00"}
+    store.write_artifact(changed)  # overwrite in place
+    assert files_in(store.root) == sorted([
+        f"{artifact['contentHash']}.json", f"{other['contentHash']}.json",
+        "failures/.gitignore", "failures/.lock",
+    ])
+    assert store.read_artifact(artifact["contentHash"]) == changed
+
+
+def test_rewriting_identical_bytes_keeps_the_file(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    path = store.write_artifact(artifact)
+    stat = path.stat()
+    store.write_artifact(copy.deepcopy(artifact))
+    assert path.stat().st_mtime_ns == stat.st_mtime_ns and path.stat().st_ino == stat.st_ino
+
+
+def _drop(key: str) -> Any:
+    def change(a: dict[str, Any]) -> None:
+        del a[key]
+    return change
+
+
+@pytest.mark.parametrize("damage", [
+    _drop("data"),
+    _drop("environment"),
+    _drop("generatedAt"),
+    lambda a: a.update(contentHash="not-a-hash"),
+    lambda a: a.update(provenance="made_up"),
+    lambda a: a.update(kind="synthetic"),
+    lambda a: a["data"].update(values=[[[1.0]]]),
+    lambda a: a["data"].update(values=[]),
+    lambda a: a["data"].update(kind="bar-chart"),
+    lambda a: a["environment"].update(backend="tpu"),
+    lambda a: a.update(generatedAt="yesterday"),
+    lambda a: a["data"]["values"][0].__setitem__(0, float("nan")),
+], ids=["no-data", "no-environment", "no-generatedAt", "bad-hash", "bad-provenance", "bad-kind",
+        "3d-values", "empty-values", "bad-data-kind", "bad-device", "bad-date", "nan"])
+def test_invalid_artifacts_are_refused(store: ArtifactStore, artifact: dict[str, Any], damage: Any) -> None:
+    content_hash = artifact["contentHash"]
+    damage(artifact)
+    with pytest.raises(ValueError):
+        store.write_artifact(artifact)
+    assert not (store.root / f"{content_hash}.json").exists()
+    if store.root.exists():
+        assert not [p for p in store.root.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_schema_errors_name_the_field(artifact: dict[str, Any]) -> None:
+    assert schema_errors(artifact) == []
+    del artifact["stdout"]
+    errors = schema_errors(artifact)
+    assert len(errors) == 1 and "stdout" in errors[0]
+
+
+def test_read_absent_is_none(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    assert store.read_artifact(artifact["contentHash"]) is None
+    assert not store.has_artifact(artifact["contentHash"])
+    assert store.artifact_hashes() == []
+
+
+def test_read_truncated_is_a_problem(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    path = store.write_artifact(artifact)
+    text = path.read_text("utf-8")
+    path.write_text(text[: len(text) // 3], "utf-8")
+    found = store.read_artifact(artifact["contentHash"])
+    assert isinstance(found, StoreProblem)
+    assert found.path == path
+    assert "JSON" in found.reason
+
+
+def test_read_schema_invalid_is_a_problem(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    path = store.write_artifact(artifact)
+    path.write_text(json.dumps({"contentHash": artifact["contentHash"]}), "utf-8")
+    found = store.read_artifact(artifact["contentHash"])
+    assert isinstance(found, StoreProblem) and "schema" in found.reason
+
+
+def test_read_misnamed_is_a_problem(store: ArtifactStore, artifact: dict[str, Any], other: dict[str, Any]) -> None:
+    path = store.write_artifact(artifact)
+    path.write_text(dump_json(other), "utf-8")  # valid artifact, wrong name
+    found = store.read_artifact(artifact["contentHash"])
+    assert isinstance(found, StoreProblem)
+    assert other["contentHash"][:12] in found.reason and artifact["contentHash"][:12] in found.reason
+
+
+def test_read_unreadable_is_a_problem(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    (store.root / f"{artifact['contentHash']}.json").mkdir(parents=True)  # a folder where a file should be
+    found = store.read_artifact(artifact["contentHash"])
+    assert isinstance(found, StoreProblem)
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd", "A" * 64, "abc", "g" * 64, ""])
+def test_paths_only_from_real_hashes(store: ArtifactStore, name: str) -> None:
+    with pytest.raises(ValueError):
+        store.artifact_path(name)
+    with pytest.raises(ValueError):
+        store.failure_path(name)
+
+
+def test_artifact_hashes_ignores_other_files(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    store.write_artifact(artifact)
+    (store.root / "notes.json").write_text("{}", "utf-8")
+    (store.root / ("f" * 63 + ".json")).write_text("{}", "utf-8")
+    assert store.artifact_hashes() == [artifact["contentHash"]]
+
+
+# -- failure records ----------------------------------------------------------------------
+
+
+def test_failures_live_in_an_ignored_folder(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    content_hash = artifact["contentHash"]
+    record = {"subtype": "execution", "message": "ValueError: no", "traceback": "", "stdout": "", "timeout": None}
+    store.write_failure(content_hash, record)
+    path = store.root / "failures" / f"{content_hash}.json"
+    assert path.is_file()
+    assert json.loads(path.read_text("utf-8")) == {"contentHash": content_hash, **record}
+    assert store.read_failure(content_hash) == {"contentHash": content_hash, **record}
+    assert "*" in (store.root / "failures" / ".gitignore").read_text("utf-8").splitlines()
+    assert not store.has_artifact(content_hash)
+    assert not [p for p in store.root.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_git_sees_artifacts_but_not_failures(store: ArtifactStore, artifact: dict[str, Any],
+                                             other: dict[str, Any], tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    store.write_artifact(artifact)
+    store.write_failure(other["contentHash"], {"subtype": "crash", "message": "died"})
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    assert status == [f"?? tensorviz_artifacts/{artifact['contentHash']}.json"]
+
+
+def test_storing_the_artifact_clears_its_failure(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    content_hash = artifact["contentHash"]
+    store.write_failure(content_hash, {"subtype": "timeout", "message": "slow", "timeout": 1.0})
+    assert store.read_failure(content_hash) is not None
+    store.write_artifact(artifact)
+    assert store.read_failure(content_hash) is None
+    assert not (store.root / "failures" / f"{content_hash}.json").exists()
+
+
+def test_corrupt_or_misnamed_failure_records_count_as_none(store: ArtifactStore, artifact: dict[str, Any],
+                                                           other: dict[str, Any]) -> None:
+    content_hash = artifact["contentHash"]
+    store.write_failure(content_hash, {"subtype": "crash", "message": "died"})
+    path = store.root / "failures" / f"{content_hash}.json"
+    path.write_text('{"contentHash": "', "utf-8")
+    assert store.read_failure(content_hash) is None
+    path.write_text(json.dumps({"contentHash": other["contentHash"], "subtype": "crash"}), "utf-8")
+    assert store.read_failure(content_hash) is None
+    path.write_text("[1, 2]", "utf-8")
+    assert store.read_failure(content_hash) is None
+
+
+def test_delete_artifact(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    store.write_artifact(artifact)
+    store.delete_artifact(artifact["contentHash"])
+    assert store.read_artifact(artifact["contentHash"]) is None
+    store.delete_artifact(artifact["contentHash"])  # deleting twice is fine
