@@ -118,7 +118,12 @@
     this.svg.addEventListener("focusin", function (e) {
       var g = self.itemFor(e.target);
       self.highlight(g);
-      if (g) { self.reveal(g); }
+      if (!g) { return; }
+      self.reveal(g);
+      // keep the focused node on screen (the sticky zoom bar covers the top few pixels)
+      var r = e.target.getBoundingClientRect();
+      var h = window.innerHeight || document.documentElement.clientHeight;
+      if (r.top < 56 || r.bottom > h) { e.target.scrollIntoView({ block: "center", inline: "nearest" }); }
     });
     this.svg.addEventListener("focusout", function (e) {
       if (!self.itemFor(e.relatedTarget)) { self.highlight(null); }

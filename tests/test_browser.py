@@ -1,0 +1,376 @@
+"""The figures in a real headless Chromium: reveal, graph highlight, pan/zoom, tour stepper,
+checkpoint selector, and the same pages with JavaScript off.
+
+The course in lessons/ is copied to a temporary directory and built from its committed
+artifacts (cache-only: nothing executes); pages are opened through file:// URLs.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from browser_util import browser_missing, build_lessons, copy_lessons, launch
+
+pytestmark = pytest.mark.browser
+
+_why = browser_missing()
+if _why:
+    pytest.skip(f"browser tests need headless Chromium: {_why}", allow_module_level=True)
+
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
+GRAPH_PAGE = "llama-decoder.html"
+OTHER_PAGE = "transformers-03.html"
+
+
+# ------------------------------------------------------------------------------------------ fixtures
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("tv-browser")
+    return build_lessons(copy_lessons(tmp / "src"), tmp / "html")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+def _context(browser: Any, **kw: Any) -> Any:
+    context = browser.new_context(viewport=kw.pop("viewport", {"width": 1280, "height": 900}), **kw)
+    context.route("http*://**", lambda route: route.abort())  # offline: CDN scripts fail fast
+    return context
+
+
+@pytest.fixture()
+def open_page(browser: Any, site: Path) -> Iterator[Any]:
+    """open_page(name, hash="", **context options) -> Page; fails the test on a script error."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def opener(name: str, fragment: str = "", **kw: Any) -> Page:
+        context = _context(browser, **kw)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto((site / name).as_uri() + fragment)
+        page.wait_for_load_state("load")
+        return page
+
+    yield opener
+    for context in contexts:
+        context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def _html(site: Path, name: str) -> str:
+    return (site / name).read_text(encoding="utf-8")
+
+
+def _tour(site: Path) -> dict[str, Any]:
+    """The first guided tour on the graph page, read from the built HTML."""
+    html = _html(site, GRAPH_PAGE)
+    section = re.search(r'<section class="tv-steps"[^>]*>', html)
+    assert section, f"no <section class=\"tv-steps\"> in {GRAPH_PAGE}"
+    attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', section.group(0)))
+    steps = [dict(re.findall(r'([\w-]+)="([^"]*)"', li)) for li in re.findall(r'<li class="tv-step"[^>]*>', html)]
+    assert len(steps) >= 2, "a tour needs at least two steps"
+    return {"id": attrs["id"], "graph": attrs["data-graph"], "opening": attrs.get("data-opening"), "steps": steps}
+
+
+def _step_index(tour: dict[str, Any], step_id: str | None) -> int:
+    for k, step in enumerate(tour["steps"]):
+        if step["data-step"] == step_id:
+            return k
+    return 0
+
+
+def _current(page: Page, tour: dict[str, Any]) -> list[str]:
+    return page.eval_on_selector_all(f'#{tour["id"]} li.tv-step[aria-current="step"]', "els => els.map(e => e.id)")
+
+
+def _visible_steps(page: Page, tour: dict[str, Any]) -> list[str]:
+    return page.eval_on_selector_all(f'#{tour["id"]} li.tv-step',
+                                     "els => els.filter(e => e.getClientRects().length > 0).map(e => e.id)")
+
+
+def _target_has_class(page: Page, tour: dict[str, Any], step: dict[str, Any]) -> None:
+    selector = f'#{tour["graph"]} svg.tv-graph g[data-node="{step["data-visible"]}"].tv-step-target'
+    page.wait_for_selector(selector, state="attached", timeout=2000)
+
+
+def _open_reveal(page: Page) -> None:
+    page.click("figure.tv-graph details.tv-reveal > summary")
+    assert page.eval_on_selector("figure.tv-graph details.tv-reveal", "d => d.open")
+
+
+# ---------------------------------------------------------------------------------- reveal <details>
+
+
+@pytest.mark.parametrize("name", [GRAPH_PAGE, OTHER_PAGE])
+def test_reveal_opens_on_click(open_page: Any, name: str) -> None:
+    page = open_page(name)
+    details = page.locator("details.tv-reveal").first
+    assert not details.evaluate("d => d.open")
+    details.locator("> summary").click()
+    assert details.evaluate("d => d.open")
+    assert details.locator("svg").first.is_visible()
+
+
+def test_reveal_opens_with_enter_from_the_keyboard(open_page: Any) -> None:
+    page = open_page(OTHER_PAGE)
+    page.locator("details.tv-reveal > summary").first.focus()
+    page.keyboard.press("Enter")
+    assert page.locator("details.tv-reveal").first.evaluate("d => d.open")
+
+
+def test_beforeprint_opens_every_reveal_and_afterprint_restores(open_page: Any) -> None:
+    page = open_page(OTHER_PAGE)
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert page.eval_on_selector_all("details.tv-reveal", "ds => ds.every(d => d.open)")
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    assert page.eval_on_selector_all("details.tv-reveal", "ds => ds.every(d => !d.open)")
+
+
+# ------------------------------------------------------------------------------------ graph highlight
+
+
+def test_hover_highlights_node_edges_neighbours_and_source_lines(open_page: Any) -> None:
+    page = open_page(GRAPH_PAGE)
+    _open_reveal(page)
+    node = page.locator("svg.tv-graph g.tv-node[data-source-lines]").first
+    node_id = node.get_attribute("data-node")
+    first_line = int(re.match(r"\d+", node.get_attribute("data-source-lines")).group(0))
+    node.hover()
+    assert "tv-hl" in node.get_attribute("class").split()
+    edges = page.eval_on_selector_all("path.tv-edge.tv-hl-edge",
+                                      "es => es.map(e => [e.dataset.source, e.dataset.target])")
+    assert edges and all(node_id in pair for pair in edges)
+    neighbours = page.eval_on_selector_all("g.tv-hl-neighbour", "gs => gs.map(g => g.dataset.node)")
+    assert neighbours and node_id not in neighbours
+    lines = page.eval_on_selector_all(".tv-line.tv-hl-line", "ls => ls.map(l => +l.dataset.line)")
+    assert first_line in lines
+    # highlighted edges are thicker, not only another colour
+    width = page.eval_on_selector("path.tv-edge.tv-hl-edge", "e => parseFloat(getComputedStyle(e).strokeWidth)")
+    assert width >= 2.5
+    # moving the pointer away clears every highlight
+    page.mouse.move(1, 1)
+    assert page.locator(".tv-hl, .tv-hl-edge, .tv-hl-neighbour, .tv-hl-line").count() == 0
+
+
+def test_tab_reaches_node_links_with_visible_focus_and_highlight(open_page: Any) -> None:
+    page = open_page(GRAPH_PAGE)
+    page.locator("figure.tv-graph details.tv-reveal > summary").focus()
+    page.keyboard.press("Enter")
+    info = None
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        info = page.evaluate("""() => {
+            const a = document.activeElement;
+            const g = a && a.closest && a.closest('g.tv-node');
+            if (!g || a.tagName.toLowerCase() !== 'a') return null;
+            const shape = g.querySelector('.tv-shape');
+            const cs = getComputedStyle(a);
+            return {node: g.dataset.node, cls: g.getAttribute('class'),
+                    focusVisible: a.matches(':focus-visible'),
+                    outline: cs.outlineStyle + ' ' + parseFloat(cs.outlineWidth),
+                    stroke: parseFloat(getComputedStyle(shape).strokeWidth)};
+        }""")
+        if info:
+            break
+    assert info, "Tab never reached a node link in the graph"
+    assert info["focusVisible"]
+    assert info["outline"].split()[0] != "none" and float(info["outline"].split()[1]) >= 2
+    assert info["stroke"] >= 4
+    assert "tv-hl" in info["cls"].split()
+    assert page.locator(".tv-line.tv-hl-line").count() >= 1
+    # Shift+Tab back out of the node: its highlight goes with the focus
+    page.locator("figure.tv-graph details.tv-reveal > summary").focus()
+    assert page.locator("g.tv-node.tv-hl").count() == 0
+
+
+def test_zoom_buttons_and_ctrl_wheel_change_the_viewbox(open_page: Any) -> None:
+    page = open_page(GRAPH_PAGE)
+    _open_reveal(page)
+    svg = page.locator("figure.tv-graph svg.tv-graph")
+    home = [float(v) for v in svg.get_attribute("viewBox").split()]
+    buttons = page.eval_on_selector_all("figure.tv-graph .tv-zoom button",
+                                        "bs => bs.map(b => [b.tagName, b.type, b.getAttribute('aria-label')])")
+    assert [b[2] for b in buttons] == ["Zoom in", "Zoom out", "Reset zoom"]
+    assert all(tag == "BUTTON" and kind == "button" for tag, kind, _ in buttons)
+    # the toolbar sits above the svg
+    assert page.evaluate("""() => {
+        const bar = document.querySelector('figure.tv-graph .tv-zoom');
+        const svg = document.querySelector('figure.tv-graph svg.tv-graph');
+        return !!(bar.compareDocumentPosition(svg) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }""")
+    page.click("figure.tv-graph .tv-zoom-in")
+    zoomed = [float(v) for v in svg.get_attribute("viewBox").split()]
+    assert zoomed[2] < home[2] and zoomed[3] < home[3]
+    assert zoomed[2] / zoomed[3] == pytest.approx(home[2] / home[3], rel=1e-3)
+    page.click("figure.tv-graph .tv-zoom-out")
+    page.click("figure.tv-graph .tv-zoom-reset")
+    assert [float(v) for v in svg.get_attribute("viewBox").split()] == pytest.approx(home)
+    # Ctrl+wheel zooms around the pointer; the wheel alone scrolls the page and leaves the graph be
+    svg.evaluate("s => s.scrollIntoView({block: 'center'})")
+    box = svg.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, 450)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -200)
+    page.keyboard.up("Control")
+    page.wait_for_function(f"() => parseFloat(document.querySelector('figure.tv-graph svg.tv-graph')"
+                           f".getAttribute('viewBox').split(' ')[2]) < {home[2]}", timeout=2000)
+    page.click("figure.tv-graph .tv-zoom-reset")
+    page.mouse.move(box["x"] + box["width"] / 2, 450)
+    page.mouse.wheel(0, 200)
+    page.wait_for_timeout(200)
+    assert [float(v) for v in svg.get_attribute("viewBox").split()] == pytest.approx(home)
+
+
+# ------------------------------------------------------------------------------------- guided tour
+
+
+def test_tour_opens_at_its_opening_step(open_page: Any, site: Path) -> None:
+    tour = _tour(site)
+    page = open_page(GRAPH_PAGE)
+    k = _step_index(tour, tour["opening"])
+    assert _current(page, tour) == [f'{tour["id"]}-{tour["steps"][k]["data-step"]}']
+    assert _visible_steps(page, tour) == _current(page, tour)
+    status = page.locator(f'#{tour["id"]} [aria-live="polite"]')
+    assert f"Step {k + 1} of {len(tour['steps'])}" in status.inner_text()
+    prev, nxt = page.locator(f'#{tour["id"]} button.tv-step-prev'), page.locator(f'#{tour["id"]} button.tv-step-next')
+    assert prev.count() == 1 and nxt.count() == 1
+
+
+def test_tour_next_moves_then_highlights_and_updates_the_url(open_page: Any, site: Path) -> None:
+    tour = _tour(site)
+    page = open_page(GRAPH_PAGE)
+    k = _step_index(tour, tour["opening"])
+    if k == len(tour["steps"]) - 1:
+        page.click(f'#{tour["id"]} button.tv-step-prev')
+        k -= 1
+    page.click(f'#{tour["id"]} button.tv-step-next')
+    step = tour["steps"][k + 1]
+    assert _current(page, tour) == [step["id"]]
+    assert _visible_steps(page, tour) == [step["id"]]
+    assert f"Step {k + 2} of {len(tour['steps'])}" in page.locator(f'#{tour["id"]} [aria-live="polite"]').inner_text()
+    _target_has_class(page, tour, step)
+    assert page.locator(f'#{tour["graph"]} svg.tv-graph .tv-step-target').count() == 1
+    assert page.eval_on_selector(f'#{tour["graph"]} details.tv-reveal', "d => d.open")
+    assert page.url.endswith("#" + step["id"])
+
+
+def test_tour_arrow_keys_move_between_steps(open_page: Any, site: Path) -> None:
+    tour = _tour(site)
+    page = open_page(GRAPH_PAGE, reduced_motion="reduce")
+    page.click(f'#{tour["id"]} button.tv-step-prev')  # focus inside the tour
+    page.keyboard.press("Home")
+    assert _current(page, tour) == [tour["steps"][0]["id"]]
+    page.keyboard.press("ArrowRight")
+    assert _current(page, tour) == [tour["steps"][1]["id"]]
+    _target_has_class(page, tour, tour["steps"][1])
+    page.keyboard.press("ArrowLeft")
+    assert _current(page, tour) == [tour["steps"][0]["id"]]
+    _target_has_class(page, tour, tour["steps"][0])
+    page.keyboard.press("ArrowLeft")  # stays on the first step
+    assert _current(page, tour) == [tour["steps"][0]["id"]]
+
+
+def test_tour_reduced_motion_highlights_without_delay(open_page: Any, site: Path) -> None:
+    tour = _tour(site)
+    page = open_page(GRAPH_PAGE, reduced_motion="reduce")
+    page.click(f'#{tour["id"]} button.tv-step-prev')
+    page.keyboard.press("End")
+    step = tour["steps"][-1]
+    # checked in the same task as the key press: no timer in between
+    assert page.evaluate(f"""() => !!document.querySelector('#{tour["graph"]} g[data-node="{step["data-visible"]}"].tv-step-target')""")
+
+
+def test_tour_deep_link_starts_at_that_step(open_page: Any, site: Path) -> None:
+    tour = _tour(site)
+    k = _step_index(tour, tour["opening"])
+    step = tour["steps"][(k + 1) % len(tour["steps"])]
+    page = open_page(GRAPH_PAGE, "#" + step["id"])
+    assert _current(page, tour) == [step["id"]]
+    _target_has_class(page, tour, step)
+    # a later hash change moves the tour too
+    other = tour["steps"][k]
+    page.evaluate(f"location.hash = '#{other['id']}'")
+    page.wait_for_function(f"() => document.getElementById('{other['id']}').getAttribute('aria-current') === 'step'")
+    assert _current(page, tour) == [other["id"]]
+
+
+def test_tour_step_link_targets_the_node(open_page: Any, site: Path) -> None:
+    """Without the script a step's link still lands on (and :target-highlights) its node."""
+    tour = _tour(site)
+    page = open_page(GRAPH_PAGE, java_script_enabled=False)
+    _open_reveal(page)
+    link = page.locator(f'#{tour["steps"][0]["id"]} a.tv-step-link')
+    href = link.get_attribute("href")
+    link.click()
+    assert page.url.endswith(href)
+    width = page.evaluate(f"""() => parseFloat(getComputedStyle(
+        document.querySelector('{href}:target .tv-shape, {href}:target > rect')).strokeWidth)""")
+    assert width >= 4
+
+
+# -------------------------------------------------------------------------------------- checkpoints
+
+
+def test_checkpoint_select_switches_the_visible_checkpoint(open_page: Any) -> None:
+    page = open_page(GRAPH_PAGE)
+    box = page.locator("div.tv-activations").first
+    checkpoints = box.locator("div.tv-checkpoint")
+    n = checkpoints.count()
+    assert n >= 2
+    select = box.locator("select")
+    assert select.count() == 1
+    label_for = box.locator("label").first.get_attribute("for")
+    assert label_for == select.get_attribute("id")
+    assert select.locator("option").count() == n
+
+    def visible() -> list[bool]:
+        return [checkpoints.nth(i).is_visible() for i in range(n)]
+
+    assert visible() == [True] + [False] * (n - 1)
+    select.select_option(index=n - 1)
+    assert visible() == [False] * (n - 1) + [True]
+    select.focus()
+    page.keyboard.press("ArrowUp")
+    assert visible()[n - 2]
+
+
+# --------------------------------------------------------------------------------- JavaScript off
+
+
+def test_without_javascript_all_steps_and_checkpoints_show(open_page: Any, site: Path) -> None:
+    tour = _tour(site)
+    page = open_page(GRAPH_PAGE, java_script_enabled=False)
+    assert len(_visible_steps(page, tour)) == len(tour["steps"])
+    assert page.eval_on_selector(f'#{tour["id"]} ol.tv-step-list', "ol => getComputedStyle(ol).listStyleType") == "decimal"
+    assert page.eval_on_selector_all(f'#{tour["id"]} li.tv-step', "ls => ls.every(l => getComputedStyle(l).display === 'list-item')")
+    assert page.locator(".tv-step-controls, .tv-zoom, .tv-checkpoint-picker, div.tv-activations select").count() == 0
+    checkpoints = page.locator("div.tv-activations div.tv-checkpoint")
+    assert checkpoints.count() >= 2
+    assert all(checkpoints.nth(i).is_visible() for i in range(checkpoints.count()))
+    _open_reveal(page)
+    assert page.locator("figure.tv-graph svg.tv-graph").is_visible()
+
+
+# ------------------------------------------------------------------------------------------ phones
+
+
+@pytest.mark.parametrize("name", [GRAPH_PAGE, OTHER_PAGE])
+def test_phone_width_has_no_horizontal_page_overflow(open_page: Any, name: str) -> None:
+    page = open_page(name, viewport={"width": 360, "height": 800})
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    widths = page.evaluate("() => [document.documentElement.clientWidth, document.documentElement.scrollWidth]")
+    assert widths[1] <= widths[0], f"page is {widths[1]}px wide in a {widths[0]}px viewport"
