@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         )
         project.status.open = False
     mismatches = 0
-    for content_hash, (request, stored) in sorted(chosen.items(), key=lambda kv: locations[kv[0]]):
+    for content_hash, (request, stored) in sorted(chosen.items(), key=lambda kv: (kv[1][0].docname, kv[1][0].lineno)):
         head = f"{locations[content_hash]} {request.directive} [{content_hash[:12]}]"
         outcome = outcomes[content_hash]
         if not outcome.ok:

@@ -49,7 +49,7 @@ def _shown(entry: str | None) -> str:
 def _file_changes(old: dict[str, str], old_entry: str | None, request: ExecutionRequest) -> list[str]:
     new = request.files
     reasons = []
-    for path in sorted(set(old) & set(new)):
+    for path in sorted(set(old) & set(new), key=lambda p: (p != request.entry, p)):
         if old[path] != new[path]:
             if path == request.entry:
                 reasons.append(f"code changed: {_shown(path)}")

@@ -19,7 +19,7 @@ from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
 from ..config import Settings, settings
-from ..read.collector import all_requests, catalogues_of, requests_of
+from ..read.collector import all_requests, catalogues_of, failing_claims_of, requests_of, trusted_of
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.hashing import SCHEMA_VERSION
 from ..warnings_ import Subtype, warn
@@ -35,8 +35,9 @@ def outdated_docs(
     """Documents to re-read although unchanged: those showing a missing or failed figure, and the
     catalogue pages when any document changed."""
     conf = settings(app)
-    store = ArtifactStore(conf.store_dir)
-    stale = {
+    store = ArtifactStore(conf.store_dir, trusted_of(env))
+    stale = set(failing_claims_of(env)) - removed
+    stale |= {
         docname
         for docname, requests in requests_of(env).items()
         if docname not in removed
@@ -52,7 +53,7 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
     if not requests:
         return
     conf = settings(app)
-    store = ArtifactStore(conf.store_dir)
+    store = ArtifactStore(conf.store_dir, trusted_of(env))
     first: dict[str, ExecutionRequest] = {}
     for request in requests:
         first.setdefault(request.content_hash, request)
@@ -66,7 +67,14 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
         )
         for content_hash, outcome in sorted(outcomes.items()):
             _store_outcome(store, to_run[content_hash], outcome)
-    usable = {h for h in first if h not in to_run and isinstance(store.read_artifact(h), dict)}
+    stored = {h: store.read_artifact(h) for h in first}
+    usable = {h for h, found in stored.items() if h not in to_run and isinstance(found, dict)}
+    failing = failing_claims_of(env)
+    failing.clear()
+    failing.update(
+        r.docname for r in requests
+        if isinstance(found := stored[r.content_hash], dict) and any(not c["passed"] for c in found.get("checks", []))
+    )
     failed = {h for h in first if h not in usable and store.read_failure(h) is not None}
     counts = Counter(
         "executed" if r.content_hash in outcomes else "cached" if r.content_hash in usable else "other"

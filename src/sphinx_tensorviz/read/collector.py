@@ -35,6 +35,18 @@ def lessons_of(env: BuildEnvironment) -> dict[str, dict[str, Any]]:
     return _table(env, LESSONS)
 
 
+def trusted_of(env: BuildEnvironment) -> dict[str, list[int]]:
+    """Artifacts already validated, by hash: (mtime_ns, size) of the file that passed."""
+    return _table(env, "tensorviz_trusted")
+
+
+def failing_claims_of(env: BuildEnvironment) -> set[str]:
+    """Documents whose stored artifacts hold a failed claim (re-read, so they warn every build)."""
+    if not hasattr(env, "tensorviz_failing_claims"):
+        env.tensorviz_failing_claims = set()
+    return env.tensorviz_failing_claims
+
+
 def catalogues_of(env: BuildEnvironment) -> dict[str, bool]:
     """docnames that show a ``tv-catalogue`` (rewritten whenever a lesson changes)."""
     return _table(env, CATALOGUES)

@@ -118,6 +118,10 @@ def validate_diagram(data: Any, shown: str) -> dict[str, Any]:
             raise ValueError(f"{shown}: panel.nodes[{index}] lacks {', '.join(missing)}")
         ids.add(node["id"])
     for index, edge in enumerate(panel.get("edges") or []):
-        if not isinstance(edge, dict) or edge.get("from") not in ids or edge.get("to") not in ids:
-            raise ValueError(f"{shown}: panel.edges[{index}] must join two node ids ({sorted(ids)})")
+        if not isinstance(edge, dict):
+            raise ValueError(f"{shown}: panel.edges[{index}] must be a mapping with 'from' and 'to'")
+        unknown = [edge.get(end) for end in ("from", "to") if edge.get(end) not in ids]
+        if unknown:
+            raise ValueError(f"{shown}: panel.edges[{index}] names unknown node {unknown[0]!r}; "
+                             f"the nodes are {', '.join(sorted(map(str, ids)))}")
     return data

@@ -23,8 +23,8 @@ REVEAL_SUMMARY = "Reveal the figure (after you have made your prediction)"
 
 def prediction_node(prediction: str) -> nodes.paragraph:
     para = nodes.paragraph(classes=["tv-prediction"])
-    para += nodes.strong("", "Predict first: ")
-    para += nodes.Text(prediction)
+    para += nodes.strong("", "Predict first:")
+    para += nodes.Text(" " + prediction)
     return para
 
 

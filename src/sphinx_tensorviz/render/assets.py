@@ -8,7 +8,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .html_nodes import tv_html_figure
+from .html_nodes import tv_html_figure, tv_html_tag
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
@@ -18,8 +18,15 @@ def add_static_path(app: Sphinx) -> None:
         app.config.html_static_path.append(str(STATIC))
 
 
+def _uses_tensorviz(node: nodes.Node) -> bool:
+    """Figures, tours and checkpoints (HTML nodes) or a catalogue need the stylesheet."""
+    return isinstance(node, (tv_html_figure, tv_html_tag)) or (
+        isinstance(node, nodes.Element) and "tv-catalogue" in node.get("classes", ())
+    )
+
+
 def link_assets(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                 doctree: nodes.document | None) -> None:
-    if doctree is not None and any(True for _ in doctree.findall(tv_html_figure)):
+    if doctree is not None and any(True for _ in doctree.findall(_uses_tensorviz)):
         app.add_css_file("tensorviz/tensorviz.css")
         app.add_js_file("tensorviz/tensorviz.js", loading_method="defer")

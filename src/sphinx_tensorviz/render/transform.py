@@ -18,7 +18,7 @@ from sphinx.util.osutil import relative_uri
 
 from ..config import app_of, settings
 from ..execute.request import ExecutionRequest
-from ..read.collector import lessons_of
+from ..read.collector import lessons_of, trusted_of
 from ..read.lesson_directive import tensorviz_catalogue, tensorviz_lesson
 from ..read.nodes import tensorviz_figure
 from ..read.steps_directive import tensorviz_activations, tensorviz_step, tensorviz_steps
@@ -59,7 +59,7 @@ class RenderFigures(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         conf = settings(app_of(self.env))
-        store = ArtifactStore(conf.store_dir)
+        store = ArtifactStore(conf.store_dir, trusted_of(self.env))
         ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir))
         graphs = self.graphs_on_page(store)
         html = self.builder.format == "html"

@@ -1,0 +1,150 @@
+"""Build-time overhead of sphinx-tensorviz on the course, against the same pages without it.
+
+Copies ``lessons/`` (with its committed ``tensorviz_artifacts/``, so nothing executes) to a temporary
+folder twice: as is, and as a "plain" project where every ``tv-*`` directive block is replaced by an
+ordinary paragraph and ``sphinx_tensorviz`` is dropped from ``extensions``. Each is built with
+``python -m sphinx -b html -q`` in a fresh process:
+
+* cold: fresh output and doctree folders;
+* warm: the same folders again, nothing changed;
+* touched: the same folders after editing the prose of one lesson (its page is re-read and re-written).
+
+Prints median wall times, the ratios tensorviz/plain for each scenario (target from issue 2:
+warm/plain-warm below 1.3) and peak RSS per scenario (``os.wait4`` of each build, which includes its
+worker processes) and overall (``resource.getrusage(RUSAGE_CHILDREN)``).
+
+Usage: ``python bench/bench_build.py [--reps 5] [--touch llama-decoder.md]``; about a minute on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LESSONS = REPO / "lessons"
+TARGET_WARM_RATIO = 1.3
+DIRECTIVE_BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{tv-[a-z-]+\}.*?^(?P=fence)[ \t]*$", re.M | re.S)
+PLACEHOLDER = "A figure stood here; this paragraph replaces it in the plain baseline.\n"
+
+
+def make_projects(tmp: Path) -> tuple[Path, Path]:
+    ignore = shutil.ignore_patterns("_build", "failures", "__pycache__")
+    viz = tmp / "tensorviz"
+    shutil.copytree(LESSONS, viz, ignore=ignore)
+    plain = tmp / "plain"
+    shutil.copytree(LESSONS, plain, ignore=shutil.ignore_patterns("_build", "tensorviz_artifacts", "__pycache__"))
+    replaced = 0
+    for page in plain.rglob("*.md"):
+        text, count = DIRECTIVE_BLOCK.subn(PLACEHOLDER, page.read_text("utf-8"))
+        replaced += count
+        page.write_text(text, "utf-8")
+    conf = plain / "conf.py"
+    text = conf.read_text("utf-8")
+    text, count = re.subn(r"""[,\s]*["']sphinx_tensorviz["']""", "", text)
+    assert count == 1, "could not drop sphinx_tensorviz from extensions"
+    conf.write_text(text, "utf-8")
+    assert replaced, "no tv-* directive found in the lessons"
+    leftover = [p.name for p in plain.rglob("*.md") if "{tv-" in p.read_text("utf-8")]
+    assert not leftover, f"unreplaced directives in {leftover}"
+    return viz, plain
+
+
+def build(project: Path) -> tuple[float, int]:
+    """One ``sphinx -b html -q`` run: (seconds, peak RSS in KiB of the build and its children)."""
+    cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-d", str(project / "_build" / "doctrees"),
+           str(project), str(project / "_build" / "html")]
+    start = time.perf_counter()
+    process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    out, err = process.stdout.read().decode(), process.stderr.read().decode()
+    process.stdout.close()
+    process.stderr.close()
+    if process.returncode != 0 or err.strip():
+        raise SystemExit(f"build of {project.name} failed or warned:\n{out}\n{err}")
+    return elapsed, usage.ru_maxrss
+
+
+def clean(project: Path) -> None:
+    shutil.rmtree(project / "_build", ignore_errors=True)
+
+
+def touch_prose(project: Path, page: str, rep: int) -> None:
+    """Change the prose of one lesson (a closing paragraph outside any directive), differently each time."""
+    path = project / page
+    text = re.sub(r"\n\nBenchmark edit, revision \d+\.\n$", "\n", path.read_text("utf-8"))
+    path.write_text(f"{text.rstrip()}\n\nBenchmark edit, revision {rep}.\n", "utf-8")
+
+
+def scenario(projects: dict[str, Path], kind: str, reps: int, page: str) -> dict[str, tuple[list[float], int]]:
+    """Time ``kind`` builds of every project, alternating between them so machine load hits both alike."""
+    times: dict[str, list[float]] = {name: [] for name in projects}
+    peak = dict.fromkeys(projects, 0)
+    for project in projects.values():
+        clean(project)
+        build(project)  # prime the page cache and, for warm/touched, the output folders
+    for rep in range(reps):
+        for name, project in projects.items():
+            if kind == "cold":
+                clean(project)
+            elif kind == "touched":
+                touch_prose(project, page, rep)
+            seconds, rss = build(project)
+            times[name].append(seconds)
+            peak[name] = max(peak[name], rss)
+    return {name: (times[name], peak[name]) for name in projects}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=5, help="timed builds per scenario (default 5)")
+    parser.add_argument("--touch", default="llama-decoder.md", help="lesson whose prose is edited")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="tv-bench-") as tmp:
+        viz, plain = make_projects(Path(tmp))
+        stored = sorted(p.name for p in (viz / "tensorviz_artifacts").glob("*.json"))
+        results: dict[tuple[str, str], tuple[list[float], int]] = {}
+        for kind in ("cold", "warm", "touched"):
+            for name, result in scenario({"tensorviz": viz, "plain": plain}, kind, args.reps, args.touch).items():
+                results[(name, kind)] = result
+        after = sorted(p.name for p in (viz / "tensorviz_artifacts").glob("*.json"))
+        failures = list((viz / "tensorviz_artifacts" / "failures").glob("*.json"))
+        executed_nothing = stored == after and not failures
+    overall = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+    print(f"sphinx -b html -q on lessons/ ({len(stored)} committed artifacts), {args.reps} runs each, "
+          f"{os.cpu_count()} CPUs; touched: prose of {args.touch}")
+    print(f"{'scenario':<9} {'tensorviz s':>12} {'plain s':>9} {'ratio':>7} {'tv peak MiB':>12} {'plain MiB':>10}"
+          f"  {'tv min..max s':>14}")
+    ratios = {}
+    for kind in ("cold", "warm", "touched"):
+        viz_times, viz_rss = results[("tensorviz", kind)]
+        plain_times, plain_rss = results[("plain", kind)]
+        viz_med, plain_med = statistics.median(viz_times), statistics.median(plain_times)
+        ratios[kind] = viz_med / plain_med
+        print(f"{kind:<9} {viz_med:>12.3f} {plain_med:>9.3f} {ratios[kind]:>7.2f} {viz_rss / 1024:>12.0f} "
+              f"{plain_rss / 1024:>10.0f}  {min(viz_times):>6.2f}..{max(viz_times):<6.2f}")
+    print(f"peak RSS of any child (RUSAGE_CHILDREN): {overall / 1024:.0f} MiB")
+    print(f"nothing executed (store unchanged, no failure records): {executed_nothing}")
+    verdict = "meets" if ratios["warm"] < TARGET_WARM_RATIO else "MISSES"
+    print(f"warm/plain-warm = {ratios['warm']:.2f}: {verdict} the issue 2 target (< {TARGET_WARM_RATIO})")
+    load = os.getloadavg()[0]
+    print(f"bench took {time.perf_counter() - started:.0f} s; load average at the end {load:.1f}"
+          + (" (a busy machine: rerun for stable numbers)" if load > (os.cpu_count() or 1) else ""))
+    return 0 if executed_nothing else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
