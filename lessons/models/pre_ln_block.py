@@ -66,3 +66,17 @@ def zero_projection_delta(seed):
     out = block(x, params)
     print("Block shape:", out.shape)
     return out - x
+
+
+def check_rows_identical(delta):
+    """With zero weights every token gets the same change: rows agree to float32 rounding."""
+    spread = float(abs(delta - delta[0]).max())
+    return {"passed": spread < 1e-5, "value": spread, "tolerance": 1e-5,
+            "description": "All four rows of output minus input are equal (within 1e-5)"}
+
+
+def check_not_identity(delta):
+    """The biases survive: the change is not zero, so the block is not an identity map."""
+    smallest = float(abs(delta).max())
+    return {"passed": smallest > 1e-3, "value": smallest, "tolerance": 1e-3,
+            "description": "Output minus input is not zero (the block is not an identity)"}

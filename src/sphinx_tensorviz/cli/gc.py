@@ -34,10 +34,7 @@ def run(args: argparse.Namespace) -> int:
         used = {r.content_hash for r in project.requests}
         store = project.store
         orphans = [h for h in store.artifact_hashes() if h not in used]
-        failures_dir = store.root / "failures"
-        stale_failures = sorted(
-            p for p in failures_dir.glob("*.json") if p.stem not in used
-        ) if failures_dir.is_dir() else []
+        stale_failures = [store.failure_path(h) for h in store.failure_hashes() if h not in used]
         rows = []
         for content_hash in orphans:
             rows.append([content_hash[:12], *_describe(store.artifact_path(content_hash))])
@@ -49,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             for content_hash in orphans:
                 store.delete_artifact(content_hash)
             for path in stale_failures:
-                path.unlink(missing_ok=True)
+                store.delete_failure(path.stem)
             print(f"deleted {len(orphans)} unused artifact(s) and {len(stale_failures)} failure record(s) "
                   f"from {store.root}")
         else:

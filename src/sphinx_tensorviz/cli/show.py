@@ -35,9 +35,7 @@ def find(store: ArtifactStore, prefix: str) -> tuple[str, Path, bool]:
         raise CliError(f"{prefix!r} is not a hash prefix: give at least {MIN_PREFIX} hex digits")
     matches = [(h, store.artifact_path(h), False) for h in store.artifact_hashes() if h.startswith(prefix)]
     if not matches:
-        failures = store.root / "failures"
-        if failures.is_dir():
-            matches = [(p.stem, p, True) for p in sorted(failures.glob(f"{prefix}*.json"))]
+        matches = [(h, store.failure_path(h), True) for h in store.failure_hashes() if h.startswith(prefix)]
     if not matches:
         raise CliError(f"no artifact or failure record in {store.root} starts with {prefix}")
     if len(matches) > 1:

@@ -101,6 +101,13 @@ class ArtifactStore:
             p.stem for p in self.root.glob("*.json") if len(p.stem) == _HASH_LEN and _is_hex(p.stem)
         )
 
+    def failure_hashes(self) -> list[str]:
+        """Hashes that have a failure record, sorted."""
+        folder = self.root / "failures"
+        if not folder.is_dir():
+            return []
+        return sorted(p.stem for p in folder.glob("*.json") if len(p.stem) == _HASH_LEN and _is_hex(p.stem))
+
     # -- reading -----------------------------------------------------------
     def read_artifact(self, content_hash: str) -> dict[str, Any] | StoreProblem | None:
         """The validated artifact, a :class:`StoreProblem`, or ``None`` when absent."""
@@ -157,6 +164,10 @@ class ArtifactStore:
     def delete_artifact(self, content_hash: str) -> None:
         with self._lock():
             self.artifact_path(content_hash).unlink(missing_ok=True)
+
+    def delete_failure(self, content_hash: str) -> None:
+        with self._lock():
+            self.failure_path(content_hash).unlink(missing_ok=True)
 
     def _lock(self) -> FileLock:
         """A lock in the git-ignored ``failures/`` folder, so it never shows up as a change."""

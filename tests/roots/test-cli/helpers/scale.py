@@ -1,0 +1,2 @@
+def factor():
+    return 2.0

@@ -1,0 +1,181 @@
+"""The course in lessons/ as its users meet it: built from the committed artifacts only.
+
+These run ``sphinx-build`` in a subprocess, as an author or Read the Docs would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from sphinx_tensorviz.store.artifacts import ArtifactStore, schema_errors
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = ROOT / "lessons"
+STORE = LESSONS / "tensorviz_artifacts"
+SUMMARY = re.compile(r"tensorviz: (\d+) executed, (\d+) cached, (\d+) failed")
+LESSON_PAGES = sorted(p.stem for p in LESSONS.glob("*.md") if p.stem != "index")
+
+
+def sphinx_build(src: Path, out: Path, builder: str = "html", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``sphinx-build -W`` in a fresh process, the way Read the Docs runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", builder, "-d", str(out) + ".doctrees",
+         str(src), str(out)],
+        capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the course (sources and committed artifacts), so builds cannot touch the repo."""
+    dest = tmp_path_factory.mktemp("course") / "lessons"
+    shutil.copytree(LESSONS, dest, ignore=shutil.ignore_patterns("_build", "__pycache__", "failures"))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def rtd_build(course: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("rtd") / "html"
+    before = sorted(p.name for p in (course / "tensorviz_artifacts").iterdir())
+    result = sphinx_build(course, out, env={"READTHEDOCS": "True"})
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (course / "tensorviz_artifacts").iterdir()) == before
+    return out, result.stdout + result.stderr
+
+
+def test_read_the_docs_build_executes_nothing_and_warns_about_nothing(rtd_build: tuple[Path, str]) -> None:
+    _, log = rtd_build
+    executed, cached, failed = map(int, SUMMARY.search(log).groups())
+    assert (executed, failed) == (0, 0)
+    assert cached == len(list(STORE.glob("*.json")))  # every executed figure, each from the store
+    assert "WARNING" not in log
+
+
+def test_course_has_six_lessons_in_both_frameworks() -> None:
+    assert len(LESSON_PAGES) >= 6
+    backends = [json.loads(p.read_text())["request"]["backend"] for p in STORE.glob("*.json")]
+    lessons_by_backend = {
+        backend: {json.loads(p.read_text())["lessonId"] for p in STORE.glob("*.json")
+                  if json.loads(p.read_text())["request"]["backend"] == backend}
+        for backend in set(backends)
+    }
+    assert len(lessons_by_backend["jax"]) >= 2 and len(lessons_by_backend["torch"]) >= 2
+
+
+def test_every_committed_artifact_validates_and_is_used(rtd_build: tuple[Path, str]) -> None:
+    out, _ = rtd_build
+    html = "".join(p.read_text("utf-8") for p in out.glob("*.html"))
+    for path in STORE.glob("*.json"):
+        artifact = json.loads(path.read_text("utf-8"))
+        assert schema_errors(artifact) == [], path.name
+        assert artifact["contentHash"] == path.stem
+        assert f"content hash {path.stem[:12]}" in html, f"{path.name} is not shown on any page"
+
+
+class _Page(HTMLParser):
+    """Collects, in document order, the markers a lesson page must have."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        for marker in ("tv-lesson", "tv-prediction", "tv-reveal", "tv-provenance", "tv-check-passed", "tv-check-failed"):
+            if marker in classes:
+                self.events.append(marker)
+        if tag == "svg":
+            self.events.append("svg")
+
+
+@pytest.mark.parametrize("page", LESSON_PAGES)
+def test_each_lesson_page_teaches_in_order(rtd_build: tuple[Path, str], page: str) -> None:
+    out, _ = rtd_build
+    parser = _Page()
+    parser.feed((out / f"{page}.html").read_text("utf-8"))
+    events = parser.events
+    assert events[0] == "tv-lesson", "the question and metadata come first"
+    first_prediction = events.index("tv-prediction")
+    assert events[first_prediction + 1] == "tv-reveal", "the figure is revealed after the prediction"
+    assert "svg" in events and "tv-provenance" in events
+    assert "tv-check-passed" in events, "every lesson verifies at least one claim"
+    assert "tv-check-failed" not in events
+
+
+def test_catalogue_lists_every_lesson_with_metadata_and_thumbnail(rtd_build: tuple[Path, str]) -> None:
+    out, _ = rtd_build
+    index = (out / "index.html").read_text("utf-8")
+    for page in LESSON_PAGES:
+        assert f'href="{page}.html"' in index
+        thumbnail = out / "_tensorviz" / "previews" / f"{page}.svg"
+        assert thumbnail.is_file(), page
+        assert f'src="_tensorviz/previews/{page}.svg"' in index
+    assert index.count('class="tv-question"') == len(LESSON_PAGES)
+    assert "Modern LLMs" in index and "LLaMA, RMSNorm, RoPE, SwiGLU, causal decoder" in index
+
+
+def test_downloaded_run_py_reproduces_the_stored_activations(rtd_build: tuple[Path, str], tmp_path: Path) -> None:
+    out, _ = rtd_build
+    artifact = next(json.loads(p.read_text()) for p in STORE.glob("*.json")
+                    if json.loads(p.read_text())["lessonId"] == "llama-decoder")
+    folder = out / "_tensorviz" / artifact["contentHash"][:16]
+    copy = shutil.copytree(folder, tmp_path / "download")
+    result = subprocess.run([sys.executable, "run.py"], cwd=copy, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    reproduced = json.loads(result.stdout.strip().splitlines()[-1])["reproduced"]
+    for name, record in artifact["data"]["activations"].items():
+        worst = max(abs(a - b) for a, b in zip(reproduced["activations"][name], record["values"]))
+        assert worst <= 1e-6, (name, worst)
+    assert set(reproduced["activations"]) == {"embedding", "block.attention_norm", "block.attention",
+                                              "block.ffn_norm", "block.ffn"}
+
+
+def test_rms_after_each_rmsnorm_is_one() -> None:
+    artifact = next(json.loads(p.read_text()) for p in STORE.glob("*.json")
+                    if json.loads(p.read_text())["lessonId"] == "llama-decoder")
+    for name in ("block.attention_norm", "block.ffn_norm"):
+        values = artifact["data"]["activations"][name]["values"]
+        rms = (sum(v * v for v in values) / len(values)) ** 0.5
+        assert abs(rms - 1) < 1e-5, (name, rms)
+
+
+@pytest.mark.parametrize("builder", ["dirhtml", "singlehtml", "epub", "latex", "text", "man"])
+def test_every_builder_builds_the_course_with_W(course: Path, tmp_path: Path, builder: str) -> None:
+    result = sphinx_build(course, tmp_path / builder, builder, env={"TENSORVIZ_MODE": "cache-only"})
+    assert result.returncode == 0, result.stderr
+    assert "0 executed" in result.stdout
+
+
+def test_text_builder_shows_the_text_alternatives(course: Path, tmp_path: Path) -> None:
+    result = sphinx_build(course, tmp_path / "text", "text", env={"TENSORVIZ_MODE": "cache-only"})
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "text" / "llama-decoder.txt").read_text("utf-8")
+    assert "Predict first:" in text and "The graph as a list" in text
+    assert "Four stops through the decoder" in text and "Feature RMS" in text
+
+
+@pytest.mark.parametrize("theme", ["furo", "pydata_sphinx_theme", "sphinx_book_theme", "sphinx_rtd_theme"])
+def test_every_theme_builds_the_course_with_W(course: Path, tmp_path: Path, theme: str) -> None:
+    pytest.importorskip(theme)
+    result = sphinx_build(course, tmp_path / theme, env={"TENSORVIZ_MODE": "cache-only", "COURSE_THEME": theme})
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / theme / "llama-decoder.html").read_text("utf-8")
+    assert "tensorviz/tensorviz.css" in page and 'class="tv-graph"' in page
+
+
+def test_store_matches_what_the_course_refers_to() -> None:
+    """No orphans: every artifact belongs to a directive (tensorviz gc would find nothing)."""
+    referenced = set()
+    store = ArtifactStore(STORE)
+    for name in store.artifact_hashes():
+        referenced.add(json.loads(store.artifact_path(name).read_text())["lessonId"])
+    assert referenced == set(LESSON_PAGES)

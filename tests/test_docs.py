@@ -1,0 +1,172 @@
+"""The manual in ``docs/``: it builds with ``-W`` from its committed artifacts, and its reference
+pages document every directive option, configuration value, warning subtype and CLI option.
+
+The lists come from the code (the directives Sphinx actually registers, ``CONFIG_VALUES``,
+``Subtype``, the ``tensorviz`` argument parser), so adding any of them without documenting it
+fails here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import io
+import json
+import re
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+from docutils.parsers.rst import directives as rst_directives
+from sphinx.application import Sphinx
+from sphinx.util.console import strip_escape_sequences
+from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+from sphinx_tensorviz.cli import build_parser
+from sphinx_tensorviz.config import CONFIG_VALUES
+from sphinx_tensorviz.read.directives import ExecutedDirective, HeatmapDirective
+from sphinx_tensorviz.read.graph_directive import GraphDirective
+from sphinx_tensorviz.read.lesson_directive import CatalogueDirective, LessonDirective
+from sphinx_tensorviz.read.steps_directive import ActivationsDirective, StepDirective, StepsDirective
+from sphinx_tensorviz.warnings_ import Subtype
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+REFERENCE = DOCS / "reference"
+COMMON = "Options of the executing directives"
+
+#: The directive classes, imported from the code; the build below checks Sphinx registers exactly these.
+DIRECTIVES: dict[str, type] = {
+    "tv-heatmap": HeatmapDirective,
+    "tv-graph": GraphDirective,
+    "tv-steps": StepsDirective,
+    "tv-step": StepDirective,
+    "tv-activations": ActivationsDirective,
+    "tv-lesson": LessonDirective,
+    "tv-catalogue": CatalogueDirective,
+}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A copy of docs/ built with -W in cache-only mode (nothing executes)."""
+    tmp = tmp_path_factory.mktemp("docs")
+    srcdir = tmp / "docs"
+    shutil.copytree(DOCS, srcdir, ignore=shutil.ignore_patterns("_build", "__pycache__", "failures"))
+    status, warnings = io.StringIO(), io.StringIO()
+    with patch_docutils(srcdir), docutils_namespace():
+        app = Sphinx(srcdir, srcdir, tmp / "html", tmp / "doctrees", "html",
+                     confoverrides={"tensorviz_execution_mode": "cache-only"},
+                     status=status, warning=warnings, freshenv=True, warningiserror=True)
+        app.build()
+        registered = {name: cls for name, cls in rst_directives._directives.items() if name.startswith("tv-")}
+    return {
+        "statuscode": app.statuscode,
+        "status": strip_escape_sequences(status.getvalue()),
+        "warnings": strip_escape_sequences(warnings.getvalue()),
+        "outdir": tmp / "html",
+        "registered": registered,
+    }
+
+
+def test_docs_build_with_W_and_execute_nothing(built: dict[str, Any]) -> None:
+    assert built["warnings"] == ""
+    assert built["statuscode"] == 0
+    found = re.findall(r"tensorviz: (\d+) executed, (\d+) cached, (\d+) failed", built["status"])
+    assert found and found[-1][0] == "0" and int(found[-1][1]) >= 1 and found[-1][2] == "0"
+    tutorial = (built["outdir"] / "tutorial.html").read_text("utf-8")
+    assert 'class="tv-figure' in tutorial and "<svg" in tutorial
+
+
+def test_registered_directives_are_the_documented_ones(built: dict[str, Any]) -> None:
+    assert built["registered"] == DIRECTIVES
+
+
+def sections(page: Path) -> dict[str, str]:
+    """``## heading`` -> the text under it (heading backticks removed)."""
+    found: dict[str, str] = {}
+    current = None
+    for line in page.read_text("utf-8").splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip().strip("`")
+            found[current] = ""
+        elif current is not None:
+            found[current] += line + "\n"
+    return found
+
+
+def undocumented_options(directives: dict[str, type], page: Path) -> list[str]:
+    """``directive :option:`` for every option not described (as ``:option:``) in the directive's section
+    of ``page`` (or, for executing directives, in the common section)."""
+    text = sections(page)
+    missing = []
+    for name, cls in directives.items():
+        if name not in text:
+            missing.append(f"{name} (no section)")
+            continue
+        allowed = text[name] + (text.get(COMMON, "") if issubclass(cls, ExecutedDirective) else "")
+        for option in sorted(cls.option_spec or {}):
+            if f"`:{option}:`" not in allowed:
+                missing.append(f"{name} :{option}:")
+    return missing
+
+
+def test_every_directive_option_is_documented() -> None:
+    assert undocumented_options(DIRECTIVES, REFERENCE / "directives.md") == []
+
+
+def test_an_undocumented_option_is_caught() -> None:
+    class Extended(HeatmapDirective):
+        extra_options = {**HeatmapDirective.extra_options, "sparkle": rst_directives.flag}
+
+    class Lesson(LessonDirective):
+        option_spec = {**LessonDirective.option_spec, "difficulty": rst_directives.unchanged}
+
+    found = undocumented_options({"tv-heatmap": Extended, "tv-lesson": Lesson, "tv-nothing": StepDirective},
+                                 REFERENCE / "directives.md")
+    assert found == ["tv-heatmap :sparkle:", "tv-lesson :difficulty:", "tv-nothing (no section)"]
+
+
+def test_every_config_value_is_documented() -> None:
+    text = (REFERENCE / "configuration.md").read_text("utf-8")
+    missing = [v.name for v in CONFIG_VALUES if f"`{v.name}`" not in text]
+    assert missing == []
+
+
+def test_every_warning_subtype_is_documented() -> None:
+    text = (REFERENCE / "warnings.md").read_text("utf-8")
+    missing = [s.value for s in Subtype if f"`tensorviz.{s.value}`" not in text]
+    assert missing == []
+
+
+def test_every_cli_command_and_option_is_documented() -> None:
+    text = sections(REFERENCE / "cli.md")
+    whole = (REFERENCE / "cli.md").read_text("utf-8")
+    subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for command, parser in subparsers.choices.items():
+        heading = next((h for h in text if h.startswith(f"tensorviz {command}")), None)
+        if heading is None:
+            missing.append(command)
+            continue
+        for action in parser._actions:
+            for flag in action.option_strings:
+                if flag.startswith("--") and f"`{flag}" not in text[heading] and f"`{flag}" not in whole.split("## ")[0]:
+                    missing.append(f"{command} {flag}")
+    assert missing == []
+
+
+def test_schema_table_is_generated_from_the_shipped_schema(built: dict[str, Any]) -> None:
+    schema = json.loads(resources.files("sphinx_tensorviz.store").joinpath("schemas/artifact.schema.json")
+                        .read_text("utf-8"))
+    page = (built["outdir"] / "reference" / "artifact-schema.html").read_text("utf-8")
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
+    for name, spec in schema["properties"].items():
+        assert f"{name} " in text, name
+        if spec.get("description"):
+            assert " ".join(spec["description"].split()) in text, name
+    for name in schema["$defs"]["heatmap"]["properties"]:
+        assert f"data (heatmap).{name}" in text
+    for name in schema["$defs"]["graph"]["properties"]:
+        assert f"data (graph).{name}" in text
