@@ -14,6 +14,9 @@ exclude_patterns = ["_build", "README.md"]
 # Any of alabaster, furo, pydata_sphinx_theme, sphinx_book_theme, sphinx_rtd_theme (the "themes" extra).
 html_theme = os.environ.get("COURSE_THEME", "alabaster")
 html_title = "Transformers, executed"
+html_static_path = ["_static"]
+# the course's own accessibility fix for the default theme (its footer text is too light)
+html_css_files = ["alabaster-contrast.css"] if html_theme == "alabaster" else []
 epub_show_urls = "no"
 man_pages = [("index", "transformers-executed", project, [author], 7)]
 

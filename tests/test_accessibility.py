@@ -1,0 +1,69 @@
+"""axe-core in headless Chromium over every page of the built course: no serious or critical
+violations, with figures revealed (closed <details> hide their content from axe), in the default
+theme and in furo's dark mode, and with the interactive controls the script adds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browser_util import browser_missing, build_lessons, copy_lessons, launch
+
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "")]
+
+SERIOUS = {"serious", "critical"}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+def _site(tmp_path_factory: pytest.TempPathFactory, theme: str | None) -> Path:
+    base = tmp_path_factory.mktemp(f"a11y-{theme or 'default'}")
+    return build_lessons(copy_lessons(base / "src"), base / "html", theme=theme)
+
+
+def _violations(browser: Any, page_path: Path, dark: bool = False) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = browser.new_context(color_scheme="dark" if dark else "light")
+    # offline: any request that leaves the file system (MathJax's CDN) is refused
+    context.route("http*://**", lambda route: route.abort())
+    page = context.new_page()
+    page.goto(page_path.as_uri())
+    page.wait_for_load_state("load")
+    if dark:
+        page.evaluate("document.body.dataset.theme = 'dark'")
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    results = Axe().run(page)
+    context.close()
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v["impact"] in SERIOUS
+    ]
+
+
+def test_axe_finds_no_serious_violations_on_any_page(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    site = _site(tmp_path_factory, None)
+    pages = sorted(site.glob("*.html"))
+    assert len(pages) >= 8
+    problems = {p.name: found for p in pages if (found := _violations(browser, p))}
+    assert problems == {}
+
+
+def test_axe_finds_no_serious_violations_in_furo_dark_mode(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    pytest.importorskip("furo")
+    site = _site(tmp_path_factory, "furo")
+    problems = {name: found for name in ("llama-decoder.html", "positions.html", "index.html")
+                if (found := _violations(browser, site / name, dark=True))}
+    assert problems == {}
