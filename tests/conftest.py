@@ -180,3 +180,26 @@ def directive_lines(path: Path, name: str = "tv-heatmap") -> list[int]:
         number for number, line in enumerate(Path(path).read_text("utf-8").splitlines(), start=1)
         if re.match(r"^(```+|:::+)\{" + re.escape(name) + r"\}", line)
     ]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_docutils() -> Any:
+    """Every test starts and ends with docutils' global directive and role tables as they were.
+
+    Sphinx registers its directives in those module-level tables; an app built in-process by one
+    test (the CLI, the docs build) would otherwise make the next test's build warn
+    "directive ... is already registered".
+    """
+    from sphinx.util.docutils import docutils_namespace
+
+    with docutils_namespace():
+        yield
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _isolated_docutils_per_module() -> Any:
+    """The same for module-scoped fixtures that build in-process."""
+    from sphinx.util.docutils import docutils_namespace
+
+    with docutils_namespace():
+        yield
