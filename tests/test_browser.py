@@ -374,3 +374,33 @@ def test_phone_width_has_no_horizontal_page_overflow(open_page: Any, name: str) 
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     widths = page.evaluate("() => [document.documentElement.clientWidth, document.documentElement.scrollWidth]")
     assert widths[1] <= widths[0], f"page is {widths[1]}px wide in a {widths[0]}px viewport"
+
+
+# ------------------------------------------------------------------------ expand and collapse modules
+
+
+def test_collapsed_module_expands_and_collapses_in_place(open_page: Any, site: Path) -> None:
+    module = "block.attention.query_rope"
+    assert f'data-expands="{module}"' in _html(site, GRAPH_PAGE)
+    page = open_page(GRAPH_PAGE)
+    _open_reveal(page)
+    graph = "figure.tv-graph svg.tv-graph"
+    inside = f'{graph} g.tv-node[data-node^="mul@{module}"]'
+    assert page.locator(inside).count() == 0
+    toggle = page.locator(f'{graph} [data-tv-toggle="{module}"]')
+    assert toggle.get_attribute("aria-expanded") == "false"
+    assert toggle.get_attribute("role") == "button"
+    toggle.click()
+    # the module's own ops are drawn now, and the same control says it can collapse again
+    assert page.locator(inside).count() >= 3
+    reopened = page.locator(f'{graph} [data-tv-toggle="{module}"]')
+    assert reopened.get_attribute("aria-expanded") == "true"
+    assert page.evaluate("document.activeElement.getAttribute('data-tv-toggle')") == module
+    # hovering a node of the new view still highlights it (the graph controller was rebuilt)
+    page.locator(inside).first.hover()
+    assert "tv-hl" in (page.locator(inside).first.get_attribute("class") or "")
+    # keyboard: Space on the focused control collapses it
+    page.keyboard.press(" ")
+    assert page.locator(inside).count() == 0
+    assert page.locator(f'{graph} [data-tv-toggle="{module}"]').get_attribute("aria-expanded") == "false"
+    assert page.locator("figure.tv-graph .tv-zoom").count() == 1

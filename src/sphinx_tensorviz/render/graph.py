@@ -24,6 +24,8 @@ from .latex import graph_pdf
 from .parts import FigureParts
 from .svg import ID_TOKEN
 
+MAX_EXPANDED_VIEWS = 12
+
 BRANCH_NOTE = (
     "This graph records one forward pass with the inputs shown: only the branch of Python control "
     "flow that actually ran is drawn."
@@ -68,11 +70,36 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     if artifact.get("checks"):
         details.append(checks_list(artifact["checks"]))
     model_file = ctx.srcdir / graph["modelFile"]
-    extra = [source_panel(model_file, graph["modelFile"], render.get("show-source", False))]
+    extra = [expanded_views(graph, layout, title, alt, artifact["contentHash"], renderer_hash, ctx.cache)]
+    if model_file.is_file():
+        extra.append(source_panel(model_file, graph["modelFile"], render.get("show-source", False)))
     return FigureParts(
         title=title, alt=alt, svg=svg, details=details, wide=layout.width > 640,
-        draw_pdf=lambda path: graph_pdf(layout, path), extra_html=extra if model_file.is_file() else [],
+        draw_pdf=lambda path: graph_pdf(layout, path), extra_html=extra,
     )
+
+
+def expanded_views(graph: dict[str, Any], layout: GraphLayout, title: str, alt: str, content_hash: str,
+                   renderer_hash: str, cache: RenderCache) -> nodes.raw:
+    """The default view with one collapsed module opened, per module, as inert ``<template>``s.
+
+    The script swaps them in when a reader expands a module, so the layout is still computed at
+    build time (deterministic, no layout engine in the browser). Capped at
+    :data:`MAX_EXPANDED_VIEWS` so a huge graph does not multiply the page size.
+    """
+    markup = []
+    collapsed = [box.id for box in layout.boxes if box.collapsed][:MAX_EXPANDED_VIEWS]
+    for number, module in enumerate(collapsed):
+        expand = (*layout.expand, module)
+        view = layout_graph(graph, depth=layout.depth, expand=expand)
+        key = digest({"renderer": renderer_hash, "expand": list(expand)})
+        svg = cache.svg(content_hash, key, partial(
+            graph_to_svg, graph, view, id_prefix=f"{ID_TOKEN}-x{number}", title=f"{title} ({module} expanded)",
+            desc=alt, source_href=source_line_href,
+        ))
+        markup.append(f'<template class="tv-graph-variant" data-expands="{html.escape(module, quote=True)}">'
+                      f"{svg}</template>")
+    return nodes.raw("", "".join(markup), format="html")
 
 
 def outline_list(items: list[OutlineItem] | tuple[OutlineItem, ...]) -> nodes.bullet_list:

@@ -455,10 +455,93 @@
     });
   });
 
+  // ------------------------------------------------------------------------------------------------
+  // Expand and collapse modules in place. The build pre-draws the graph with each collapsed module
+  // opened (<template class="tv-graph-variant" data-expands="module">); the script swaps views.
+
+  function Expander(figure) {
+    var self = this;
+    this.figure = figure;
+    this.variants = {};
+    all(figure, "template.tv-graph-variant").forEach(function (t) {
+      self.variants[t.getAttribute("data-expands")] = t;
+    });
+    var svg = figure.querySelector("svg.tv-graph");
+    this.defaultMarkup = svg ? svg.outerHTML : "";
+    this.expanded = null;
+    this.decorate();
+    figure.addEventListener("click", function (e) {
+      var control = e.target.closest ? e.target.closest("[data-tv-toggle]") : null;
+      if (!control || !figure.contains(control)) { return; }
+      e.preventDefault();
+      self.toggle(control.getAttribute("data-tv-toggle"));
+    });
+    figure.addEventListener("keydown", function (e) {
+      var control = e.target.closest ? e.target.closest("[data-tv-toggle]") : null;
+      if (!control || (e.key !== " " && !(e.key === "Enter" && control.tagName.toLowerCase() === "g"))) { return; }
+      e.preventDefault();
+      self.toggle(control.getAttribute("data-tv-toggle"));
+    });
+  }
+
+  // Turn the module boxes of the current view into buttons that say what they do.
+  Expander.prototype.decorate = function () {
+    var self = this;
+    var svg = this.figure.querySelector("svg.tv-graph");
+    if (!svg) { return; }
+    function control(g, id, expanded) {
+      var target = g.querySelector("a") || g;
+      if (target === g) { g.setAttribute("tabindex", "0"); }
+      target.setAttribute("role", "button");
+      target.setAttribute("aria-expanded", expanded ? "true" : "false");
+      target.setAttribute("aria-label", (expanded ? "Collapse module " : "Expand module ") + id);
+      target.setAttribute("data-tv-toggle", id);
+    }
+    all(svg, "g.tv-node.tv-collapsed[data-node]").forEach(function (g) {
+      var id = g.getAttribute("data-node");
+      if (self.variants[id]) { control(g, id, false); }
+    });
+    if (this.expanded) {
+      var open = svg.querySelector('g.tv-cluster[data-node="' + cssEscape(this.expanded) + '"]');
+      if (open) { control(open, this.expanded, true); }
+    }
+  };
+
+  Expander.prototype.toggle = function (id) {
+    var opening = this.expanded !== id && !!this.variants[id];
+    var markup = opening ? this.variants[id].innerHTML : this.defaultMarkup;
+    this.expanded = opening ? id : null;
+    this.swap(markup);
+    var again = this.figure.querySelector('[data-tv-toggle="' + cssEscape(id) + '"]');
+    if (again) { again.focus(); }
+  };
+
+  Expander.prototype.swap = function (markup) {
+    var figure = this.figure;
+    var svg = figure.querySelector("svg.tv-graph");
+    var holder = svg.parentNode;
+    var box = svg.closest(".tv-scroll") || holder;
+    // a shallow copy of the scroll box drops the old view's listeners; its children move over
+    var fresh = box.cloneNode(false);
+    while (box.firstChild) { fresh.appendChild(box.firstChild); }
+    box.parentNode.replaceChild(fresh, box);
+    holder.innerHTML = markup;
+    var bar = figure.querySelector(".tv-zoom");
+    if (bar) { bar.parentNode.removeChild(bar); }
+    var key = figure.id;
+    graphs[key] = new Graph(figure);
+    this.decorate();
+  };
+
+  function cssEscape(text) {
+    return window.CSS && CSS.escape ? CSS.escape(text) : String(text).replace(/["\\]/g, "\\$&");
+  }
+
   function init() {
     all(document, "figure.tv-figure").forEach(function (figure, k) {
       if (!figure.querySelector("svg.tv-graph")) { return; }
       graphs[figure.id || "tv-figure-" + k] = new Graph(figure);
+      if (figure.id && figure.querySelector("template.tv-graph-variant")) { new Expander(figure); }
     });
     all(document, "section.tv-steps, div.tv-steps").forEach(function (section) {
       var s = new Stepper(section);
