@@ -179,3 +179,20 @@ def test_store_matches_what_the_course_refers_to() -> None:
     for name in store.artifact_hashes():
         referenced.add(json.loads(store.artifact_path(name).read_text())["lessonId"])
     assert referenced == set(LESSON_PAGES)
+
+
+def tensorviz(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sphinx_tensorviz", *args], capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_tensorviz_reports_the_course_cached_clean_and_reproducible(course: Path) -> None:
+    status = tensorviz("status", str(course), "--check")
+    assert status.returncode == 0, status.stdout + status.stderr
+    count = len(list(STORE.glob("*.json")))
+    assert f"{count} directives: {count} cached, 0 stale, 0 missing, 0 failed" in status.stdout
+    gc = tensorviz("gc", str(course))
+    assert gc.returncode == 0 and "0 unused artifact(s)" in gc.stdout
+    verify = tensorviz("verify", str(course))
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert f"{count} of {count} artifacts reproduced" in verify.stdout
