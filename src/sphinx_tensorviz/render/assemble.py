@@ -13,7 +13,7 @@ from pathlib import Path
 
 from docutils import nodes
 
-from .html_nodes import tv_html_caption, tv_html_figure, tv_html_reveal, tv_html_scroll
+from .html_nodes import scroll_region, tv_html_caption, tv_html_figure, tv_html_reveal, tv_html_scroll
 from .latex import tv_latex_graphic
 from .parts import FigureParts
 from .svg import ID_TOKEN
@@ -59,12 +59,7 @@ def _scrolling(details: list[nodes.Node], title: str) -> nodes.Element:
     """Tables get a focusable scroll region so they never overflow a phone screen."""
     box = nodes.container(classes=["tv-details"])
     for node in details:
-        if isinstance(node, nodes.table):
-            region = tv_html_scroll(label=f"Data table for {title}")
-            region += node
-            box += region
-        else:
-            box += node
+        box += scroll_region(node, f"Data table for {title}") if isinstance(node, nodes.table) else node
     return box
 
 

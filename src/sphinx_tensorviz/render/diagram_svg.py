@@ -15,6 +15,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
+from .svg import attr_value as _attr
+from .svg import coord as _f
+from .svg import text as _text
+
 __all__ = ["UNIT", "arc3_control", "diagram_to_svg", "edge_geometry"]
 
 UNIT = 60.0
@@ -32,24 +36,9 @@ TONES: dict[str, tuple[str, str, str]] = {
     "muted": ("#6b7785", "2 3", "1.5"),
 }
 _ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
-_BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _ARC3 = re.compile(r"^\s*arc3\s*(?:,\s*rad\s*=\s*(-?\d+(?:\.\d+)?(?:[eE]-?\d+)?))?\s*$")
 
 Point = tuple[float, float]
-
-
-def _text(value: object) -> str:
-    s = _BAD_XML.sub("", str(value))
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _attr(value: object) -> str:
-    return _text(value).replace('"', "&quot;").replace("'", "&#39;").replace("\n", "&#10;")
-
-
-def _f(v: float) -> str:
-    s = f"{v:.1f}"
-    return "0.0" if s == "-0.0" else s
 
 
 def _side_point(node: Mapping[str, Any], side: str) -> Point:

@@ -22,6 +22,9 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .svg import attr_value as _attr
+from .svg import coord as _f
+from .svg import text as _text
 from .graph_layout import (
     FONT_HEADER,
     FONT_LABEL,
@@ -50,29 +53,11 @@ TONES: dict[str, dict[str, str]] = {
     "module": {"color": "#18897a", "dash": "6 3", "width": "1.6", "name": "module (collapsed)"},
 }
 _ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
-_BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 # --------------------------------------------------------------------------------------------
 # Small helpers
 # --------------------------------------------------------------------------------------------
-
-
-def _text(value: object) -> str:
-    """Escape character data (and drop characters XML cannot carry)."""
-    s = _BAD_XML.sub("", str(value))
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _attr(value: object) -> str:
-    """Escape an attribute value for double quotes."""
-    return _text(value).replace('"', "&quot;").replace("'", "&#39;").replace("\n", "&#10;")
-
-
-def _f(v: float) -> str:
-    """Fixed float formatting: output must not depend on repr quirks."""
-    s = f"{v:.1f}"
-    return "0.0" if s == "-0.0" else s
 
 
 def slugify(node_id: str) -> str:

@@ -29,6 +29,13 @@ class tv_html_scroll(nodes.General, nodes.Element):  # noqa: N801
     """A keyboard-focusable region that scrolls wide content (tables, graphs) on small screens."""
 
 
+def scroll_region(node: nodes.Node, label: str) -> tv_html_scroll:
+    """``node`` inside a labelled, focusable region that scrolls sideways on narrow screens."""
+    region = tv_html_scroll(label=label)
+    region += node
+    return region
+
+
 def _visit_figure(self: HTML5Translator, node: nodes.Element) -> None:
     # One element has one id; further ids (from :name:) become anchors inside it.
     first, *others = node["ids"]

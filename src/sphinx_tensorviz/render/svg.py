@@ -6,7 +6,7 @@ bytes on every run.
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape, quoteattr
+import re
 
 #: Replaced by the figure id when a cached SVG is placed on a page.
 ID_TOKEN = "tvidtoken0"
@@ -18,10 +18,26 @@ def num(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def text(value: str) -> str:
-    return escape(value)
+_BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def attr(value: str) -> str:
-    """A quoted, escaped attribute value (quotes included)."""
-    return quoteattr(value)
+def coord(value: float) -> str:
+    """One decimal always (``-0.0`` written as ``0.0``): output must not depend on repr quirks."""
+    text = f"{value:.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
+def text(value: object) -> str:
+    """Escape character data, dropping characters XML cannot carry (lesson text is untrusted)."""
+    cleaned = _BAD_XML.sub("", str(value))
+    return cleaned.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def attr_value(value: object) -> str:
+    """Escape a value for a double-quoted attribute (the quotes are not included)."""
+    return text(value).replace('"', "&quot;").replace("'", "&#39;").replace("\n", "&#10;")
+
+
+def attr(value: object) -> str:
+    """A double-quoted, escaped attribute value (quotes included)."""
+    return f'"{attr_value(value)}"'

@@ -21,7 +21,7 @@ from .describe import fmt
 from .graph_layout import build_view
 from .graph_svg import slugify
 from .heatmap_svg import heatmap_svg
-from .html_nodes import tv_html_scroll, tv_html_tag
+from .html_nodes import scroll_region, tv_html_tag
 from .svg import ID_TOKEN
 from .tables import data_table
 
@@ -144,8 +144,8 @@ def _checkpoint(name: str, record: dict[str, Any], cid: str, html: bool) -> node
     if html:
         box: nodes.Element = tv_html_tag(tag="div", attrs={"class": "tv-checkpoint", "id": cid, "data-checkpoint": name})
         svg = heatmap_svg(data, title=label, alt=f"Activation strip at {name}. {summary}.", colormap=None)
-        strip = tv_html_scroll(label=f"Activations at {name}")
-        strip += nodes.raw("", f'<div class="tv-svg">{svg.replace(ID_TOKEN, cid)}</div>', format="html")
+        strip = scroll_region(nodes.raw("", f'<div class="tv-svg">{svg.replace(ID_TOKEN, cid)}</div>', format="html"),
+                              f"Activations at {name}")
     else:
         box = nodes.container(classes=["tv-checkpoint"], ids=[cid])
         strip = None
@@ -155,10 +155,5 @@ def _checkpoint(name: str, record: dict[str, Any], cid: str, html: bool) -> node
     box += nodes.paragraph("", summary, classes=["tv-checkpoint-metrics"])
     table = data_table(f"Values at {name}", "", data["rows"], columns, [[fmt(v) for v in record["values"]]])
     table["ids"] = [f"{cid}-table"]
-    if html:
-        region = tv_html_scroll(label=f"Values at {name}")
-        region += table
-        box += region
-    else:
-        box += table
+    box += scroll_region(table, f"Values at {name}") if html else table
     return box
