@@ -28,17 +28,19 @@ def write_downloads(artifact: dict[str, Any], svg: str, srcdir: Path, outdir: Pa
     """Write the files (only when changed) and return (folder relative to outdir, files)."""
     folder = f"{FOLDER}/{artifact['contentHash'][:16]}"
     files: dict[str, bytes] = {}
+    root = srcdir.resolve()
     for relative in artifact["request"]["files"]:
-        source = srcdir / relative
-        if relative != "<inline>" and source.is_file():
-            files[relative] = source.read_bytes()
+        source = (srcdir / relative).resolve()
+        # an artifact is data from the repository: never copy from, or write to, outside the project
+        if relative != "<inline>" and source.is_relative_to(root) and source.is_file():
+            files[source.relative_to(root).as_posix()] = source.read_bytes()
     files["run.py"] = run_py(artifact).encode()
     files["requirements.txt"] = requirements_txt(artifact).encode()
     files["preview.svg"] = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n").encode()
     files["artifact.json"] = dump_json(artifact).encode()
     made = []
     for name, content in files.items():
-        target = outdir / folder / name
+        target = outdir / folder / name  # names are relative paths inside the project (checked above)
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.is_file() or target.read_bytes() != content:
             target.write_bytes(content)

@@ -152,6 +152,8 @@ class RenderFigures(SphinxPostTransform):
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
         parts = RENDERERS[request.directive](found, request.render, request.renderer_hash, ctx)
+        if found["stdout"].strip():
+            parts.details.append(printed_output(found["stdout"]))
         if self.builder.format == "html" and not self.builder.name.startswith("epub"):
             parts.details.append(self.downloads(found, parts))  # e-readers cannot run code
         for check in found.get("checks", []):
@@ -218,6 +220,16 @@ def _toc_order(env: Any, root: str) -> list[str]:
         order.append(docname)
         stack[:0] = env.toctree_includes.get(docname, [])
     return order
+
+
+def printed_output(stdout: str) -> nodes.Element:
+    """What the lesson code printed while it ran, as recorded (long output keeps its end)."""
+    lines = stdout.rstrip().splitlines()
+    shown = "\n".join(lines[-40:])
+    box = nodes.container(classes=["tv-stdout"])
+    box += nodes.paragraph("", "", nodes.strong("", "Printed by the code"))
+    box += nodes.literal_block(shown, shown)
+    return box
 
 
 def error_box(message: str, traceback: str) -> nodes.Element:
