@@ -196,3 +196,16 @@ def test_tensorviz_reports_the_course_cached_clean_and_reproducible(course: Path
     verify = tensorviz("verify", str(course))
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert f"{count} of {count} artifacts reproduced" in verify.stdout
+
+
+@pytest.mark.skipif(shutil.which("latexmk") is None, reason="latexmk is not installed")
+def test_course_builds_a_pdf_with_pdflatex(course: Path, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-M", "latexpdf", str(course), str(tmp_path), "-q", "-W"],
+        capture_output=True, text=True, env={**os.environ, "TENSORVIZ_MODE": "cache-only"}, timeout=900,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    pdf = tmp_path / "latex" / "transformersexecuted.pdf"
+    assert pdf.is_file() and pdf.stat().st_size > 100_000
+    figures = list((tmp_path / "latex").glob("tensorviz-*.pdf"))
+    assert len(figures) == len(list(STORE.glob("*.json")))  # one drawing per executed figure

@@ -48,8 +48,21 @@ def heatmap_pdf(data: dict[str, Any], path: Path, title: str, colormap: str) -> 
     plt.close(fig)
 
 
+STYLE = Path(__file__).resolve().parent.parent / "static" / "latex" / "sphinxtensorviz.sty"
+
+
+def copy_style(app: Sphinx) -> None:
+    """Put the package next to the .tex file, where latexmk finds it."""
+    if app.builder.format == "latex":
+        target = Path(app.builder.outdir) / STYLE.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(STYLE.read_bytes())
+
+
 def setup_latex_nodes(app: Sphinx) -> None:
     app.add_node(tv_latex_graphic, latex=(_visit, None))
+    app.add_latex_package("sphinxtensorviz")
+    app.connect("builder-inited", copy_style)
 
 
 def graph_pdf(layout: Any, path: Path) -> None:
