@@ -207,5 +207,6 @@ def test_course_builds_a_pdf_with_pdflatex(course: Path, tmp_path: Path) -> None
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     pdf = tmp_path / "latex" / "transformersexecuted.pdf"
     assert pdf.is_file() and pdf.stat().st_size > 100_000
-    figures = list((tmp_path / "latex").glob("tensorviz-*.pdf"))
+    figures = [p for p in (tmp_path / "latex").glob("tensorviz-*.pdf") if "diagram" not in p.name]
     assert len(figures) == len(list(STORE.glob("*.json")))  # one drawing per executed figure
+    assert list((tmp_path / "latex").glob("tensorviz-diagram-*.pdf")), "and the authored diagram"

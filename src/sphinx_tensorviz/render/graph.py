@@ -20,7 +20,7 @@ from .diagram_svg import diagram_to_svg
 from .graph_layout import GraphLayout, layout_graph
 from .graph_svg import OutlineItem, graph_outline, graph_to_svg
 from .checks import checks_list
-from .latex import graph_pdf
+from .latex import diagram_pdf, graph_pdf
 from .parts import FigureParts
 from .svg import ID_TOKEN
 
@@ -147,7 +147,7 @@ def diagram_parts(diagram: dict[str, Any], render: dict[str, Any], cache: Render
     for text in (render.get("description"), diagram.get("reading")):
         if text:
             details.append(nodes.paragraph("", text, classes=["tv-longdesc"]))
-    return FigureParts(title=title, alt=alt, svg=svg, details=details)
+    return FigureParts(title=title, alt=alt, svg=svg, details=details, draw_pdf=lambda path: diagram_pdf(merged, path))
 
 
 def diagram_footer(diagram: dict[str, Any]) -> str:

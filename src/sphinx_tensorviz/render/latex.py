@@ -91,3 +91,42 @@ def graph_pdf(layout: Any, path: Path) -> None:
         ax.plot(xs, ys, linewidth=0.6, color="black")
     fig.savefig(path, format="pdf", metadata={"CreationDate": None, "ModDate": None})
     plt.close(fig)
+
+
+def diagram_pdf(diagram: dict[str, Any], path: Path) -> None:
+    """An authored diagram for LaTeX, from the same edge geometry as its SVG (quadratic curves)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+    from matplotlib.path import Path as CurvePath
+
+    from .diagram_svg import edge_geometry
+
+    panel = diagram["panel"]
+    by_id = {str(n["id"]): n for n in panel["nodes"]}
+    width, height = float(panel.get("width", 10)), float(panel.get("height", 10))
+    fig = plt.figure(figsize=(width * 0.6, height * 0.6))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(-1, width + 1)
+    ax.set_ylim(height + 0.5, -0.5)
+    ax.axis("off")
+    for node in panel["nodes"]:
+        w, h = float(node.get("w", 1.0)), float(node.get("h", 0.6))
+        x, y = float(node["x"]) - w / 2, float(node["y"]) - h / 2
+        style = "--" if node.get("tone") == "result" else "-"
+        ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02", fill=False, linestyle=style))
+        ax.text(float(node["x"]), float(node["y"]), str(node["label"]), ha="center", va="center", fontsize=9)
+    for edge in panel.get("edges", []):
+        start, control, end = edge_geometry(edge, by_id)
+        if control is None:
+            curve = CurvePath([start, end], [CurvePath.MOVETO, CurvePath.LINETO])
+        else:
+            curve = CurvePath([start, control, end], [CurvePath.MOVETO, CurvePath.CURVE3, CurvePath.CURVE3])
+        ax.add_patch(FancyArrowPatch(path=curve, arrowstyle="-|>", mutation_scale=10, linewidth=0.8))
+        if edge.get("label") and edge.get("labelAt"):
+            lx, ly = edge["labelAt"]
+            ax.text(float(lx), float(ly), str(edge["label"]), fontsize=9, fontweight="bold")
+    fig.savefig(path, format="pdf", metadata={"CreationDate": None, "ModDate": None})
+    plt.close(fig)

@@ -147,7 +147,7 @@ class RenderFigures(SphinxPostTransform):
             render = node["render"]
             parts = diagram_parts(node["diagram"], render, ctx.cache)
             return self.layout(node, parts, render.get("prediction") or node["diagram"].get("prediction"),
-                               diagram_footer(node["diagram"]), "tv-diagram", "diagram")
+                               diagram_footer(node["diagram"]), "tv-diagram", f"diagram-{node['figure_id']}")
         found = store.read_artifact(request.content_hash)
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
