@@ -51,6 +51,8 @@ def run_graph(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
         checks = run_checks(module, options.get("checks") or [], fn)
         heads = None
     output = to_numpy(captured["output"])
+    if not np.isfinite(output).all():
+        raise BadResult(f"the model output (shape {tuple(output.shape)}) has NaN or infinite values")
     data = {
         "kind": "graph",
         "modelFile": job["entry"],
@@ -69,6 +71,8 @@ def activation_record(value: Any, token: int, heads: int | None) -> dict[str, An
     array = to_numpy(value)
     if array.ndim < 2:
         raise BadResult(f"a checkpoint activation needs a token axis; got shape {array.shape}")
+    if not np.isfinite(array).all():
+        raise BadResult(f"the activation (shape {tuple(array.shape)}) has NaN or infinite values")
     vector = array.reshape(-1, array.shape[-2], array.shape[-1])[0, token]
     metrics = {
         "rms": float(np.sqrt(np.mean(vector**2))),
@@ -97,19 +101,29 @@ def run_checks(module: types.ModuleType, names: list[str], model: Any) -> list[d
             results.append({"name": name, "description": doc, "passed": False, "value": None,
                             "detail": f"{type(exc).__name__}: {exc}"})
             continue
-        if isinstance(outcome, bool):
+        if not isinstance(outcome, dict):  # a bool, numpy.bool_ or 0-d tensor
             outcome = {"passed": outcome}
-        value = outcome.get("value")
+        value = _number(outcome.get("value"))
         record = {
             "name": name,
             "description": str(outcome.get("description") or doc),
             "passed": bool(outcome.get("passed")),
-            "value": float(value) if value is not None and math.isfinite(float(value)) else None,
+            "value": value,
         }
-        if "tolerance" in outcome:
-            record["detail"] = f"measured {value:.3g}, tolerance {outcome['tolerance']:.3g}"
+        tolerance = _number(outcome.get("tolerance"))
+        if tolerance is not None and value is not None:
+            record["detail"] = f"measured {value:.3g}, tolerance {tolerance:.3g}"
         results.append(record)
     return results
+
+
+def _number(value: Any) -> float | None:
+    """A finite float from a Python, NumPy or 0-d tensor number; ``None`` otherwise."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _find_heads(model: Any) -> int | None:

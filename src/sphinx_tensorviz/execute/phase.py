@@ -7,7 +7,6 @@ store, print the summary line).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,8 +31,9 @@ logger = logging.getLogger("sphinx_tensorviz")
 def outdated_docs(
     app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
-    """Documents to re-read although unchanged: those showing a missing or failed figure, and the
-    catalogue pages when any document changed."""
+    """Documents to re-read although unchanged: those showing a missing or failed figure or an
+    artifact whose file changed since it was validated, and the catalogue pages when any document
+    changed."""
     conf = settings(app)
     store = ArtifactStore(conf.store_dir, trusted_of(env))
     stale = set(failing_claims_of(env)) - removed
@@ -41,7 +41,9 @@ def outdated_docs(
         docname
         for docname, requests in requests_of(env).items()
         if docname not in removed
-        and (conf.mode == "force" or any(not store.has_artifact(r.content_hash) for r in requests))
+        and (conf.mode == "force" or any(
+            not store.has_artifact(r.content_hash) or store.changed_since_validated(r.content_hash) for r in requests
+        ))
     }
     if added or changed or removed:  # a lesson may have changed: catalogues list every lesson
         stale.update(d for d in catalogues_of(env) if d not in removed)
@@ -68,22 +70,22 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
         for content_hash, outcome in sorted(outcomes.items()):
             _store_outcome(store, to_run[content_hash], outcome)
     stored = {h: store.read_artifact(h) for h in first}
-    usable = {h for h, found in stored.items() if h not in to_run and isinstance(found, dict)}
     failing = failing_claims_of(env)
     failing.clear()
     failing.update(
         r.docname for r in requests
         if isinstance(found := stored[r.content_hash], dict) and any(not c["passed"] for c in found.get("checks", []))
     )
-    failed = {h for h in first if h not in usable and store.read_failure(h) is not None}
-    counts = Counter(
-        "executed" if r.content_hash in outcomes else "cached" if r.content_hash in usable else "other"
-        for r in requests
-    )
-    logger.info(
-        "tensorviz: %d executed, %d cached, %d failed",
-        counts["executed"], counts["cached"], sum(1 for r in requests if r.content_hash in failed),
-    )
+    ran = sum(1 for r in requests if r.content_hash in outcomes)
+    cached = sum(1 for r in requests if r.content_hash not in outcomes and isinstance(stored[r.content_hash], dict))
+    failed = sum(1 for r in requests if not isinstance(stored[r.content_hash], dict)
+                 and (r.content_hash in outcomes or store.read_failure(r.content_hash) is not None))
+    missing = len(requests) - cached - failed - sum(
+        1 for r in requests if r.content_hash in outcomes and isinstance(stored[r.content_hash], dict))
+    # "executed" counts what ran in this build, failures included; "failed" counts every figure that
+    # has no artifact because its code failed, now or in an earlier build (recorded failures)
+    logger.info("tensorviz: %d executed, %d cached, %d failed%s", ran, cached, failed,
+                f", {missing} not computed" if missing else "")
 
 
 def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStore, conf: Settings) -> bool:
@@ -142,16 +144,7 @@ def build_artifact(request: ExecutionRequest, result: dict[str, Any]) -> dict[st
         "provenance": f"recorded_{environment['backend']}_computation",
         "environment": environment,
         "stdout": result.get("stdout", ""),
-        "request": {
-            "directive": request.directive,
-            "backend": request.backend,
-            "entry": request.entry,
-            "files": request.files,
-            "function": request.function,
-            "inputs": request.inputs,
-            "seed": request.seed,
-            "options": request.options,
-        },
+        "request": request.hashed_inputs(),
         "data": result["data"],
     }
     for optional in ("checks", "diagram"):

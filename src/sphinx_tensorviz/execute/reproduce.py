@@ -51,9 +51,12 @@ def reproduce():
     """Run the recorded computation again; returns what the artifact stored, recomputed."""
     seed_everything(RECORD["backend"], RECORD["seed"])
     module = _load_entry()
-    function = getattr(module, RECORD["function"])
+    function = getattr(module, RECORD["function"]) if RECORD["function"] else None
     if RECORD["directive"] == "tv-heatmap":
-        value = function(**_with_seed(function, dict(RECORD["inputs"] or {})))
+        if function is None:  # the code's module-level ``result``
+            value = module.result
+        else:
+            value = function(**_with_seed(function, dict(RECORD["inputs"] or {})))
         if isinstance(value, dict):
             value = value["values"]
         return {"values": _array(value).tolist()}
@@ -114,12 +117,14 @@ def expected_values(artifact: dict[str, Any]) -> dict[str, Any]:
     return expected
 
 
-def run_py(artifact: dict[str, Any]) -> str:
+def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
+    """The script; ``entry`` names the code file beside it when it differs from the recorded one
+    (inline code is saved as a file of its own)."""
     from . import determinism, inputs  # numpy comes with them: only when a page is written
 
     request = artifact["request"]
     record = {
-        "directive": request["directive"], "backend": request["backend"], "entry": request["entry"],
+        "directive": request["directive"], "backend": request["backend"], "entry": entry or request["entry"],
         "function": request["function"], "inputs": request["inputs"], "seed": request["seed"],
         "options": request.get("options", {}), "expected": expected_values(artifact),
     }

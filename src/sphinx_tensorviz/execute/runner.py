@@ -66,25 +66,46 @@ def run_jobs(
     return outcomes
 
 
+#: Variables a worker inherits: what Python, the frameworks and the network stack need, and no more.
+#: Lesson code is untrusted: tokens and secrets of the build (CI, Read the Docs) stay behind.
+_PASSED = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "SHELL",
+           "SYSTEMROOT", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "SSL_CERT_FILE", "SSL_CERT_DIR",
+           "REQUESTS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+_PASSED_PREFIXES = ("LC_", "PYTHON", "CONDA", "OPENBLAS_", "MKL_", "OMP_", "CUDA", "NVIDIA_", "XLA_", "JAX_",
+                    "TORCH", "TENSORVIZ_")
+
+
+def passed_environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k in _PASSED or k.startswith(_PASSED_PREFIXES)}
+
+
 def run_one(key: str, job: dict[str, Any], settings: RunSettings, tmp: Path) -> Outcome:
     job_path, result_path = tmp / f"{key}.job.json", tmp / f"{key}.result.json"
     job = {**job, "memoryLimitMb": settings.memory_limit_mb}
     job_path.write_text(json.dumps(job), "utf-8")
-    env = {**os.environ, **worker_environment(settings.device)}
-    process = subprocess.Popen(
-        [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_path), str(result_path)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-        cwd=job.get("srcdir") or None,
-        start_new_session=True,  # its own process group, so a timeout kills children too
-    )
+    env = {**passed_environment(), **worker_environment(settings.device)}
+    try:
+        process = subprocess.Popen(
+            [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_path), str(result_path)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=job.get("srcdir") or None,
+            start_new_session=True,  # its own process group, so a timeout kills children too
+        )
+    except OSError as exc:
+        return Outcome(key, {"ok": False, "subtype": "crash",
+                             "message": f"cannot start the worker {settings.python!r} (tensorviz_python): {exc}"})
     try:
         output, _ = process.communicate(timeout=settings.timeout)
     except subprocess.TimeoutExpired:
         _kill_group(process)
-        output, _ = process.communicate()
+        try:
+            output, _ = process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:  # a grandchild in its own session still holds the pipe
+            process.kill()
+            output = b""
         return Outcome(key, {
             "ok": False,
             "subtype": "timeout",
@@ -94,8 +115,8 @@ def run_one(key: str, job: dict[str, Any], settings: RunSettings, tmp: Path) -> 
         })
     text = output.decode("utf-8", "replace")
     try:
-        result = json.loads(result_path.read_text("utf-8"))
-    except (OSError, json.JSONDecodeError):
+        result = _checked_result(json.loads(result_path.read_text("utf-8")))
+    except (OSError, json.JSONDecodeError, ValueError):
         return Outcome(key, {
             "ok": False,
             "subtype": "crash",
@@ -107,6 +128,20 @@ def run_one(key: str, job: dict[str, Any], settings: RunSettings, tmp: Path) -> 
     return Outcome(key, result)
 
 
+def _checked_result(result: Any) -> dict[str, Any]:
+    """The result file is written by a process that ran untrusted code: accept only its known shape."""
+    if not isinstance(result, dict) or not isinstance(result.get("ok"), bool):
+        raise ValueError("not a result document")
+    if not result["ok"]:
+        subtype = result.get("subtype")
+        if subtype not in ("execution", "bad_result") or not isinstance(result.get("message"), str):
+            raise ValueError("not a failure the worker reports")
+        for name in ("traceback", "stdout"):
+            if not isinstance(result.get(name, ""), str):
+                raise ValueError(f"{name} is not text")
+    return result
+
+
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
@@ -116,7 +151,10 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 
 def _exit_reason(code: int) -> str:
     if code < 0:
-        name = signal.Signals(-code).name
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
         hint = " (the system may have run out of memory)" if name == "SIGKILL" else ""
         return f"the worker process was killed by {name}{hint} before it returned a result"
     return f"the worker process exited with status {code} before it returned a result"

@@ -131,7 +131,12 @@ def main(argv: list[str]) -> int:
     job = json.loads(job_path.read_text("utf-8"))
     _limit_memory(int(job.get("memoryLimitMb") or 0))
     result = run_job(job)
-    result_path.write_text(json.dumps(result, allow_nan=False), "utf-8")
+    try:
+        text = json.dumps(result, allow_nan=False)
+    except (TypeError, ValueError) as exc:  # e.g. a check's description that is not text
+        text = json.dumps({"ok": False, "subtype": "bad_result", "message": f"the result cannot be stored: {exc}",
+                           "stdout": str(result.get("stdout", ""))})
+    result_path.write_text(text, "utf-8")
     return 0
 
 

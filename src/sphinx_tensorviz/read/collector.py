@@ -36,7 +36,11 @@ def lessons_of(env: BuildEnvironment) -> dict[str, dict[str, Any]]:
 
 
 def trusted_of(env: BuildEnvironment) -> dict[str, list[int]]:
-    """Artifacts already validated, by hash: (mtime_ns, size) of the file that passed."""
+    """Artifacts already validated, by hash: (mtime_ns, size) of the file that passed.
+
+    A cache kept by the main process only (the store is read after parallel reading is
+    merged), so it is neither purged per document nor merged across ``-j`` workers.
+    """
     return _table(env, "tensorviz_trusted")
 
 

@@ -177,7 +177,7 @@ class HeatmapDirective(ExecutedDirective):
         "columns": opt.labels,
         "unit": opt.text,
         "diverging": directives.flag,
-        "colormap": opt.text,
+        "colormap": opt.colormap,
         "checks": opt.name_list,
     }
     result_options = ("rows", "columns", "unit", "diverging", "checks")

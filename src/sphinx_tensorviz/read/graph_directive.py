@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -104,24 +105,43 @@ class GraphDirective(ExecutedDirective):
 
 
 def validate_diagram(data: Any, shown: str) -> dict[str, Any]:
-    """Check the parts the drawing relies on, naming the first problem precisely."""
+    """Check everything the drawing relies on, naming the first problem precisely."""
     if not isinstance(data, dict) or not isinstance(data.get("panel"), dict):
         raise ValueError(f"{shown}: a diagram needs a 'panel' with 'nodes' and 'edges'")
     panel = data["panel"]
     node_list = panel.get("nodes")
     if not isinstance(node_list, list) or not node_list:
         raise ValueError(f"{shown}: panel.nodes must be a non-empty list")
-    ids = set()
+    ids: set[str] = set()
     for index, node in enumerate(node_list):
+        where = f"{shown}: panel.nodes[{index}]"
         missing = [k for k in ("id", "x", "y", "label") if not isinstance(node, dict) or k not in node]
         if missing:
-            raise ValueError(f"{shown}: panel.nodes[{index}] lacks {', '.join(missing)}")
+            raise ValueError(f"{where} lacks {', '.join(missing)}")
+        if not isinstance(node["id"], str) or not node["id"]:
+            raise ValueError(f"{where}: id must be a non-empty string")
+        if node["id"] in ids:
+            raise ValueError(f"{where}: id {node['id']!r} is used twice")
         ids.add(node["id"])
+        for key in ("x", "y", "w", "h"):
+            if key in node and not _finite(node[key]):
+                raise ValueError(f"{where}: {key} must be a finite number, got {node[key]!r}")
+    for key in ("width", "height"):
+        if key in panel and not _finite(panel[key]):
+            raise ValueError(f"{shown}: panel.{key} must be a finite number")
     for index, edge in enumerate(panel.get("edges") or []):
         if not isinstance(edge, dict):
             raise ValueError(f"{shown}: panel.edges[{index}] must be a mapping with 'from' and 'to'")
         unknown = [edge.get(end) for end in ("from", "to") if edge.get(end) not in ids]
         if unknown:
             raise ValueError(f"{shown}: panel.edges[{index}] names unknown node {unknown[0]!r}; "
-                             f"the nodes are {', '.join(sorted(map(str, ids)))}")
+                             f"the nodes are {', '.join(sorted(ids))}")
+        label_at = edge.get("labelAt")
+        if label_at is not None and not (isinstance(label_at, list) and len(label_at) == 2
+                                         and all(_finite(v) for v in label_at)):
+            raise ValueError(f"{shown}: panel.edges[{index}].labelAt must be two numbers [x, y]")
     return data
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

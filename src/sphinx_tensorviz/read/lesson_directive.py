@@ -30,6 +30,7 @@ def milestone(argument: str | None) -> dict[str, Any]:
     value = opt.yaml_mapping(argument)
     if "name" not in value:
         raise ValueError("a milestone needs at least a name, e.g. {name: LLaMA, year: 2023, papers: [...]}")
+    value["name"] = str(value["name"])
     for paper in value.get("papers", []):
         if not isinstance(paper, dict) or "title" not in paper or "url" not in paper:
             raise ValueError("each paper needs a title and a url")

@@ -11,6 +11,8 @@ from typing import Any
 import yaml
 from docutils.parsers.rst import directives
 
+from ..store.hashing import canonical_json
+
 BACKENDS = ("jax", "torch", "numpy")
 
 
@@ -27,6 +29,15 @@ def yaml_mapping(argument: str | None) -> dict[str, Any]:
     value = _yaml(argument)
     if not isinstance(value, dict):
         raise ValueError(f"expected a mapping like {{name: value}}, got {type(value).__name__}")
+    return _hashable(value)
+
+
+def _hashable(value: Any) -> Any:
+    """Values become part of the content hash: only plain JSON (no NaN, dates or YAML objects)."""
+    try:
+        canonical_json(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"use plain numbers, strings, lists and mappings (no NaN, infinity or dates): {exc}") from None
     return value
 
 
@@ -49,6 +60,16 @@ def text(argument: str | None) -> str:
     if not value:
         raise ValueError("this option needs a value")
     return value
+
+
+def colormap(argument: str | None) -> str:
+    """A matplotlib colormap name (checked when the page is read, not when it is drawn)."""
+    import matplotlib
+
+    name = text(argument)
+    if name not in matplotlib.colormaps:
+        raise ValueError(f"{name!r} is not a matplotlib colormap; diverging data reads best with RdBu_r or BrBG")
+    return name
 
 
 def python_name(argument: str | None) -> str:
@@ -92,7 +113,7 @@ def input_specs(argument: str | None) -> list[dict[str, Any]]:
     for spec in value:
         if not isinstance(spec["shape"], list) or not all(isinstance(n, int) and n >= 0 for n in spec["shape"]):
             raise ValueError(f"shape must be a list of non-negative integers, got {spec['shape']!r}")
-    return value
+    return _hashable(value)
 
 
 def positive_int(argument: str | None) -> int:

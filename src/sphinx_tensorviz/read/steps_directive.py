@@ -60,9 +60,13 @@ class StepsDirective(SphinxDirective):
         if not steps:
             return _located_problem(self, "write at least one tv-step inside tv-steps")
         ids = [s["step"] for s in steps]
-        if node["opening"] and node["opening"] not in ids:
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            return _located_problem(self, f"step ids must be unique; repeated: {', '.join(repeated)}")
+        opening = figure_slug(node["opening"]) if node["opening"] else ids[0]
+        if opening not in ids:
             return _located_problem(self, f":opening: {node['opening']!r} is not one of the steps {ids}")
-        node["opening"] = node["opening"] or ids[0]
+        node["opening"] = opening
         return [node]
 
 

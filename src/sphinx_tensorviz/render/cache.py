@@ -11,14 +11,23 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from ..store.hashing import sha256_text
+
+
+def artifact_key(artifact: dict[str, Any]) -> str:
+    """Names one recording: a re-execution (``force``, a pulled artifact) gets a new key."""
+    return sha256_text(f"{artifact['contentHash']}:{artifact['generatedAt']}")
 
 
 class RenderCache:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def svg(self, content_hash: str, renderer_hash: str, draw: Callable[[], str]) -> str:
-        path = self.root / f"{content_hash[:32]}-{renderer_hash[:32]}.svg"
+    def svg(self, recording: str, renderer_hash: str, draw: Callable[[], str]) -> str:
+        """The SVG for ``recording`` (:func:`artifact_key`) drawn with ``renderer_hash``'s options."""
+        path = self.root / f"{recording[:32]}-{renderer_hash[:32]}.svg"
         try:
             return path.read_text("utf-8")
         except OSError:

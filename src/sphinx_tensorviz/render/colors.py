@@ -45,12 +45,6 @@ def make_scale(values: list[list[float]], diverging: bool, colormap: str | None)
     return Scale(colormap or SEQUENTIAL_DEFAULT, min(flat), max(flat), False)
 
 
-def is_colormap(name: str) -> bool:
-    import matplotlib
-
-    return name in matplotlib.colormaps
-
-
 @cache
 def hex_at(colormap: str, index: int) -> str:
     """The colour at ``index`` (0..255) of a matplotlib colormap, as ``#rrggbb``."""

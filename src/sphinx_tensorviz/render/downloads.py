@@ -13,6 +13,7 @@ from docutils import nodes
 
 from ..execute.reproduce import requirements_txt, run_py
 from ..store.artifacts import dump_json
+from ..store.hashing import sha256_text
 
 FOLDER = "_tensorviz"
 
@@ -24,17 +25,28 @@ class Download:
     size: int
 
 
-def write_downloads(artifact: dict[str, Any], svg: str, srcdir: Path, outdir: Path) -> tuple[str, list[Download]]:
-    """Write the files (only when changed) and return (folder relative to outdir, files)."""
+INLINE_FILE = "lesson_code.py"
+
+
+def write_downloads(artifact: dict[str, Any], svg: str, srcdir: Path, outdir: Path,
+                    inline_code: str | None = None) -> tuple[str, list[Download]]:
+    """Write the files (only when changed) and return (folder relative to outdir, files).
+
+    Code written in the directive body (``inline_code``) is saved as ``lesson_code.py``.
+    """
     folder = f"{FOLDER}/{artifact['contentHash'][:16]}"
     files: dict[str, bytes] = {}
+    if inline_code is not None and sha256_text(inline_code) == artifact["request"]["files"].get("<inline>"):
+        files[INLINE_FILE] = inline_code.encode()
     root = srcdir.resolve()
-    for relative in artifact["request"]["files"]:
+    for relative, recorded in artifact["request"]["files"].items():
+        if relative == "<inline>":
+            continue
         source = (srcdir / relative).resolve()
-        # an artifact is data from the repository: never copy from, or write to, outside the project
-        if relative != "<inline>" and source.is_relative_to(root) and source.is_file():
+        # an artifact is data from the repository: copy only project files, unchanged since recording
+        if source.is_relative_to(root) and source.is_file() and sha256_text(source.read_text("utf-8")) == recorded:
             files[source.relative_to(root).as_posix()] = source.read_bytes()
-    files["run.py"] = run_py(artifact).encode()
+    files["run.py"] = run_py(artifact, INLINE_FILE if INLINE_FILE in files else None).encode()
     files["requirements.txt"] = requirements_txt(artifact).encode()
     files["preview.svg"] = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n").encode()
     files["artifact.json"] = dump_json(artifact).encode()

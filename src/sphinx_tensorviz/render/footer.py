@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 FRAMEWORK_NAMES = {"jax": "JAX", "torch": "PyTorch", "numpy": "NumPy"}
@@ -17,8 +18,8 @@ def provenance_line(artifact: dict[str, Any]) -> str:
         if package in env:
             parts.append(f"{FRAMEWORK_NAMES.get(package, package)} {env[package]}")
     parts.append(f"Python {env['python']}")
-    stamp = artifact["generatedAt"]
-    parts.append(f"{stamp[:10]} {stamp[11:16]} UTC")
+    stamp = datetime.fromisoformat(artifact["generatedAt"]).astimezone(timezone.utc)
+    parts.append(stamp.strftime("%Y-%m-%d %H:%M UTC"))
     parts.append(f"content hash {artifact['contentHash'][:12]}")
     checks = artifact.get("checks")
     if checks:

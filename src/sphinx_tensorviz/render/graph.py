@@ -14,8 +14,8 @@ from typing import Any
 
 from docutils import nodes
 
-from ..store.hashing import digest
-from .cache import RenderCache
+from ..store.hashing import digest, sha256_text
+from .cache import RenderCache, artifact_key
 from .diagram_svg import diagram_to_svg
 from .graph_layout import GraphLayout, layout_graph
 from .graph_svg import OutlineItem, graph_outline, graph_to_svg
@@ -45,6 +45,21 @@ def graph_alt(graph: dict[str, Any], layout: GraphLayout) -> str:
     )
 
 
+def project_file(srcdir: Path, request: dict[str, Any]) -> Path | None:
+    """The model file the artifact was made from, if it is still the same file inside the project.
+
+    The path comes from a committed artifact (data from the repository): it is shown only if it
+    resolves inside the source folder and its text still has the recorded sha256.
+    """
+    entry = request["entry"]
+    root = srcdir.resolve()
+    path = (srcdir / entry).resolve()
+    if entry == "<inline>" or not path.is_relative_to(root) or not path.is_file():
+        return None
+    recorded = request["files"].get(entry)
+    return path if recorded == sha256_text(path.read_text("utf-8")) else None
+
+
 def source_line_href(node: dict[str, Any]) -> str | None:
     line = (node.get("source") or {}).get("line")
     return f"#{ID_TOKEN}-L{line}" if line else None
@@ -56,7 +71,7 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     title = render.get("title") or f"Computation graph of {graph.get('modelFile', 'the model')}"
     alt = render.get("alt") or graph_alt(graph, layout)
     svg = ctx.cache.svg(
-        artifact["contentHash"], renderer_hash,
+        artifact_key(artifact), renderer_hash,
         partial(graph_to_svg, graph, layout, id_prefix=ID_TOKEN, title=title, desc=alt, source_href=source_line_href),
     )
     details: list[nodes.Node] = []
@@ -69,17 +84,17 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     details.append(outline)
     if artifact.get("checks"):
         details.append(checks_list(artifact["checks"]))
-    model_file = ctx.srcdir / graph["modelFile"]
-    extra = [expanded_views(graph, layout, title, alt, artifact["contentHash"], renderer_hash, ctx.cache)]
-    if model_file.is_file():
-        extra.append(source_panel(model_file, graph["modelFile"], render.get("show-source", False)))
+    extra = [expanded_views(graph, layout, title, alt, artifact_key(artifact), renderer_hash, ctx.cache)]
+    model_file = project_file(ctx.srcdir, artifact["request"])
+    if model_file is not None:
+        extra.append(source_panel(model_file, artifact["request"]["entry"], render.get("show-source", False)))
     return FigureParts(
         title=title, alt=alt, svg=svg, details=details, wide=layout.width > 640,
         draw_pdf=lambda path: graph_pdf(layout, path), extra_html=extra,
     )
 
 
-def expanded_views(graph: dict[str, Any], layout: GraphLayout, title: str, alt: str, content_hash: str,
+def expanded_views(graph: dict[str, Any], layout: GraphLayout, title: str, alt: str, recording: str,
                    renderer_hash: str, cache: RenderCache) -> nodes.raw:
     """The default view with one collapsed module opened, per module, as inert ``<template>``s.
 
@@ -93,7 +108,7 @@ def expanded_views(graph: dict[str, Any], layout: GraphLayout, title: str, alt: 
         expand = (*layout.expand, module)
         view = layout_graph(graph, depth=layout.depth, expand=expand)
         key = digest({"renderer": renderer_hash, "expand": list(expand)})
-        svg = cache.svg(content_hash, key, partial(
+        svg = cache.svg(recording, key, partial(
             graph_to_svg, graph, view, id_prefix=f"{ID_TOKEN}-x{number}", title=f"{title} ({module} expanded)",
             desc=alt, source_href=source_line_href,
         ))

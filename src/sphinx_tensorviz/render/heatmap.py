@@ -7,6 +7,7 @@ from typing import Any
 
 from docutils import nodes
 
+from .cache import artifact_key
 from .checks import checks_list
 from .colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT
 from .describe import fmt, heatmap_alt, heatmap_long_description
@@ -22,7 +23,7 @@ def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_has
     title = render.get("title") or (f"Heatmap of {data['unit']}" if data["unit"] else "Heatmap")
     alt = render.get("alt") or heatmap_alt(data)
     svg = ctx.cache.svg(
-        artifact["contentHash"], renderer_hash, partial(heatmap_svg, data, title=title, alt=alt, colormap=colormap)
+        artifact_key(artifact), renderer_hash, partial(heatmap_svg, data, title=title, alt=alt, colormap=colormap)
     )
     details: list[nodes.Node] = []
     if render.get("description"):

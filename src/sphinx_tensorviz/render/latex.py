@@ -48,7 +48,7 @@ def heatmap_pdf(data: dict[str, Any], path: Path, title: str, colormap: str) -> 
     plt.close(fig)
 
 
-STYLE = Path(__file__).resolve().parent.parent / "static" / "latex" / "sphinxtensorviz.sty"
+STYLE = Path(__file__).resolve().parent.parent / "latex" / "sphinxtensorviz.sty"
 
 
 def copy_style(app: Sphinx) -> None:

@@ -155,7 +155,7 @@ class RenderFigures(SphinxPostTransform):
         if found["stdout"].strip():
             parts.details.append(printed_output(found["stdout"]))
         if self.builder.format == "html" and not self.builder.name.startswith("epub"):
-            parts.details.append(self.downloads(found, parts))  # e-readers cannot run code
+            parts.details.append(self.downloads(found, parts, request.inline_code))  # e-readers cannot run code
         for check in found.get("checks", []):
             if not check["passed"]:
                 warn(f"{request.directive}: claim failed: {check['description']}"
@@ -179,10 +179,10 @@ class RenderFigures(SphinxPostTransform):
             table["ids"] = [f"{node['figure_id']}-table-{number}"]
         return figure
 
-    def downloads(self, artifact: dict[str, Any], parts: FigureParts) -> nodes.Element:
+    def downloads(self, artifact: dict[str, Any], parts: FigureParts, inline_code: str | None) -> nodes.Element:
         builder = self.builder
         folder, files = write_downloads(artifact, parts.svg.replace(ID_TOKEN, "preview"), Path(self.env.srcdir),
-                                        Path(builder.outdir))
+                                        Path(builder.outdir), inline_code)
         page = builder.get_target_uri(self.env.docname)
         return downloads_list(files, lambda name: relative_uri(page, f"{folder}/{name}"))
 
@@ -190,11 +190,13 @@ class RenderFigures(SphinxPostTransform):
                 problem: StoreProblem | None) -> nodes.Node:
         failure = store.read_failure(request.content_hash)
         if failure is not None:
-            subtype = Subtype(failure.get("subtype", "execution"))
-            tail = "\n".join(failure.get("traceback", "").splitlines()[-_TRACEBACK_LINES:])
-            warn(f"{request.directive}: lesson code failed: {failure['message']}" + (f"\n{tail}" if tail else ""),
+            known = {s.value for s in Subtype}
+            subtype = Subtype(failure["subtype"]) if failure["subtype"] in known else Subtype.crash
+            tail = "\n".join(failure["traceback"].splitlines()[-_TRACEBACK_LINES:])
+            message = failure["message"] or "the lesson code failed without a message"
+            warn(f"{request.directive}: lesson code failed: {message}" + (f"\n{tail}" if tail else ""),
                  subtype, location=node)
-            return error_box(f"This figure could not be computed: {failure['message']}", tail)
+            return error_box(f"This figure could not be computed: {message}", tail)
         if problem is not None:
             message = f"stored artifact {problem.path.name} {problem.reason}"
             warn(f"{request.directive}: {message}", Subtype.store, location=node)

@@ -14,6 +14,7 @@ hash) runs again.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
+
+from .hashing import digest
 
 _HASH_LEN = 64
 
@@ -44,6 +47,8 @@ def schema_errors(artifact: Any) -> list[str]:
     """Human-readable schema violations of ``artifact`` (empty when valid)."""
     errors = sorted(artifact_validator().iter_errors(artifact), key=lambda e: list(e.absolute_path))
     found = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
+    if not found:
+        found = consistency_errors(artifact["data"])
     # jsonschema checks "date-time" only with an optional extra installed; check it ourselves
     stamp = artifact.get("generatedAt") if isinstance(artifact, dict) else None
     if isinstance(stamp, str):
@@ -54,6 +59,36 @@ def schema_errors(artifact: Any) -> list[str]:
         except ValueError:
             found.append(f"generatedAt: {stamp!r} is not an ISO 8601 date-time")
     return found
+
+
+def consistency_errors(data: dict[str, Any]) -> list[str]:
+    """What JSON Schema cannot say: shapes agree, references resolve, numbers are finite."""
+    if data["kind"] == "heatmap":
+        values = data["values"]
+        width = len(values[0])
+        if any(len(row) != width for row in values):
+            return ["data/values: rows have different lengths"]
+        if len(data["rows"]) != len(values) or len(data["columns"]) != width:
+            return [f"data: {len(data['rows'])} row and {len(data['columns'])} column labels for "
+                    f"{len(values)} x {width} values"]
+        if not all(math.isfinite(v) for row in values for v in row):
+            return ["data/values: NaN or infinite values"]
+        return []
+    ids = [layer["id"] for layer in data["layers"]]
+    known = set(ids)
+    if len(known) != len(ids):
+        return ["data/layers: duplicate ids"]
+    for layer in data["layers"]:
+        if layer["parent"] is not None and layer["parent"] not in known:
+            return [f"data/layers: {layer['id']!r} has unknown parent {layer['parent']!r}"]
+    for edge in data["connections"]:
+        if edge["source"] not in known or edge["target"] not in known:
+            return [f"data/connections: {edge['id']!r} joins unknown nodes"]
+    for name, record in (data.get("activations") or {}).items():
+        values = record.get("values") if isinstance(record, dict) else None
+        if not isinstance(values, list) or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
+            return [f"data/activations/{name}: values must be finite numbers"]
+    return []
 
 
 def dump_json(value: Any) -> str:
@@ -92,6 +127,17 @@ class ArtifactStore:
 
     def has_artifact(self, content_hash: str) -> bool:
         return self.artifact_path(content_hash).is_file()
+
+    def changed_since_validated(self, content_hash: str) -> bool:
+        """True when a validated artifact's file was replaced since (re-executed, pulled, edited)."""
+        known = self.trusted.get(content_hash)
+        if known is None:
+            return False
+        try:
+            stat = self.artifact_path(content_hash).stat()
+        except OSError:
+            return True
+        return [stat.st_mtime_ns, stat.st_size] != known
 
     def artifact_hashes(self) -> list[str]:
         """Hashes of every ``*.json`` file that looks like an artifact, sorted."""
@@ -132,6 +178,13 @@ class ArtifactStore:
             return StoreProblem(
                 path, f"holds contentHash {str(artifact.get('contentHash'))[:12]}, not the {content_hash[:12]} of its name"
             )
+        try:
+            recomputed = digest(artifact["request"])
+        except (KeyError, TypeError, ValueError):
+            recomputed = None
+        if recomputed != content_hash:
+            return StoreProblem(path, f"has a request that does not hash to its name {content_hash[:12]} "
+                                      "(edited by hand, or written by another version)")
         self.trusted[content_hash] = signature
         return artifact
 
@@ -141,7 +194,12 @@ class ArtifactStore:
             record = json.loads(self.failure_path(content_hash).read_text("utf-8"))
         except (OSError, json.JSONDecodeError):
             return None
-        return record if isinstance(record, dict) and record.get("contentHash") == content_hash else None
+        if not isinstance(record, dict) or record.get("contentHash") != content_hash:
+            return None
+        text_fields = ("subtype", "message", "traceback", "stdout")
+        if not all(isinstance(record.get(k, ""), str) for k in text_fields):
+            return None
+        return {**{k: "" for k in text_fields}, **record}
 
     # -- writing -----------------------------------------------------------
     def write_artifact(self, artifact: dict[str, Any]) -> Path:
