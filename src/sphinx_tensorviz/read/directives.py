@@ -51,6 +51,21 @@ def figure_slug(docname: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", docname.lower()).strip("-") or "doc"
 
 
+def new_figure_id(directive: SphinxDirective, kind: str = "") -> str:
+    """``tv-<document>-[<kind>-]<n>``: stable across builds and ``-j``, unique on a page."""
+    infix = f"{kind}-" if kind else ""
+    return f"tv-{figure_slug(directive.env.docname)}-{infix}{directive.env.new_serialno('tensorviz')}"
+
+
+def problem_box(directive: SphinxDirective, message: str, subtype: Subtype) -> nodes.Element:
+    """Warn at the directive's file and line, and show the same message on the page."""
+    full = f"{directive.name}: {message}"
+    warn(full, subtype, location=(directive.env.docname, directive.lineno))
+    box = nodes.error("", nodes.paragraph("", full), classes=["tv-error"])
+    directive.set_source_info(box)
+    return box
+
+
 class ExecutedDirective(SphinxDirective):
     """Common parts of ``tv-heatmap`` and ``tv-graph``: code, backend, seed and accessibility text."""
 
@@ -79,14 +94,15 @@ class ExecutedDirective(SphinxDirective):
             subtype = Subtype.source if isinstance(exc, SourceError) else Subtype.option
             return [self.problem(str(exc), subtype)]
         add_request(self.env, request)
-        node = tensorviz_figure(
-            request=request,
-            figure_id=f"tv-{figure_slug(self.env.docname)}-{self.env.new_serialno('tensorviz')}",
-            classes=["tv-figure", *values.get("class", [])],
-        )
+        return [self.figure_node(values, request=request)]
+
+    def figure_node(self, values: dict[str, Any], **attributes: Any) -> tensorviz_figure:
+        """The placeholder node, with its page-unique id, classes, source line and ``:name:``."""
+        node = tensorviz_figure(figure_id=new_figure_id(self), classes=["tv-figure", *values.get("class", [])],
+                                **attributes)
         self.set_source_info(node)
         self.add_name(node)
-        return [node]
+        return node
 
     # -- option handling --------------------------------------------------
     def converted_options(self) -> dict[str, Any]:
@@ -100,12 +116,7 @@ class ExecutedDirective(SphinxDirective):
         return values
 
     def problem(self, message: str, subtype: Subtype) -> nodes.Element:
-        """Warn with the directive's location and show the problem on the page."""
-        full = f"{self.name}: {message}"
-        warn(full, subtype, location=(self.env.docname, self.lineno))
-        box = nodes.error("", nodes.paragraph("", full), classes=["tv-error"])
-        self.set_source_info(box)
-        return box
+        return problem_box(self, message, subtype)
 
     # -- the request ------------------------------------------------------
     def build_request(self, values: dict[str, Any]) -> ExecutionRequest:
@@ -131,8 +142,8 @@ class ExecutedDirective(SphinxDirective):
         )
 
     def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
-        """Directive-specific result options (flags become booleans)."""
-        return {name: values.get(name, None) if name in values else None for name in self.result_options}
+        """Directive-specific options that change the result (each subclass says which)."""
+        return {name: values.get(name) for name in self.result_options}
 
     def gather_code(self, values: dict[str, Any]) -> tuple[str, dict[str, str], str | None, Path]:
         """(entry, {path: sha256}, inline code, importer path), noting dependencies for rebuilds."""

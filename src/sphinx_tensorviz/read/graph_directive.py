@@ -13,9 +13,7 @@ from docutils.parsers.rst import directives
 
 from ..warnings_ import Subtype
 from . import options as opt
-from .collector import add_request
-from .directives import Converter, ExecutedDirective, figure_slug
-from .nodes import tensorviz_figure
+from .directives import Converter, ExecutedDirective
 from .sources import SourceError, resolve_inside
 
 DIAGRAM_KEYS = ("panel",)
@@ -70,17 +68,8 @@ class GraphDirective(ExecutedDirective):
         except (ValueError, SourceError) as exc:
             subtype = Subtype.source if isinstance(exc, SourceError) else Subtype.option
             return [self.problem(str(exc), subtype)]
-        render = {name: values[name] for name in ("title", "prediction", "alt", "description") if name in values}
-        node = tensorviz_figure(
-            request=None,
-            diagram=diagram,
-            render=render,
-            figure_id=f"tv-{figure_slug(self.env.docname)}-{self.env.new_serialno('tensorviz')}",
-            classes=["tv-figure", *values.get("class", [])],
-        )
-        self.set_source_info(node)
-        self.add_name(node)
-        return [node]
+        render = {name: values[name] for name in ExecutedDirective.render_options if name in values}
+        return [self.figure_node(values, request=None, diagram=diagram, render=render)]
 
     def load_diagram(self, values: dict[str, Any]) -> dict[str, Any]:
         body = "\n".join(self.content)

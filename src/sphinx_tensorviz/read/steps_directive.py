@@ -12,9 +12,9 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ..warnings_ import Subtype, warn
+from ..warnings_ import Subtype
 from . import options as opt
-from .directives import figure_slug
+from .directives import figure_slug, new_figure_id, problem_box
 
 
 class tensorviz_steps(nodes.General, nodes.Element):  # noqa: N801
@@ -30,9 +30,7 @@ class tensorviz_activations(nodes.General, nodes.Element):  # noqa: N801
 
 
 def _located_problem(directive: SphinxDirective, message: str) -> list[nodes.Node]:
-    full = f"{directive.name}: {message}"
-    warn(full, Subtype.option, location=(directive.env.docname, directive.lineno))
-    return [nodes.error("", nodes.paragraph("", full), classes=["tv-error"])]
+    return [problem_box(directive, message, Subtype.option)]
 
 
 class StepsDirective(SphinxDirective):
@@ -52,7 +50,7 @@ class StepsDirective(SphinxDirective):
             graph=nodes.fully_normalize_name(self.options["graph"]),
             opening=self.options.get("opening", ""),
             title=self.options.get("title", "Guided tour"),
-            steps_id=f"tv-{figure_slug(self.env.docname)}-steps-{self.env.new_serialno('tensorviz')}",
+            steps_id=new_figure_id(self, "steps"),
         )
         self.set_source_info(node)
         self.state.nested_parse(self.content, self.content_offset, node)
@@ -107,7 +105,7 @@ class ActivationsDirective(SphinxDirective):
         node = tensorviz_activations(
             graph=nodes.fully_normalize_name(self.options["graph"]),
             render={k: self.options[k] for k in ("title", "prediction") if k in self.options},
-            figure_id=f"tv-{figure_slug(self.env.docname)}-{self.env.new_serialno('tensorviz')}",
+            figure_id=new_figure_id(self),
         )
         self.set_source_info(node)
         self.state.nested_parse(self.content, self.content_offset, node)
