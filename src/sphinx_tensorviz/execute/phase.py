@@ -158,8 +158,8 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
         try:
             store.write_artifact(build_artifact(request, outcome.result))
             return
-        except ValueError as exc:  # an invalid artifact is a failure of the lesson, not a crash
-            result = {"ok": False, "subtype": "bad_result", "message": str(exc)}
+        except (ValueError, KeyError, TypeError) as exc:  # an invalid result fails the figure, not the build
+            result = {"ok": False, "subtype": "bad_result", "message": f"the result cannot be stored: {exc}"}
     else:
         result = outcome.result
     store.write_failure(request.content_hash, {

@@ -132,7 +132,16 @@ def _checked_result(result: Any) -> dict[str, Any]:
     """The result file is written by a process that ran untrusted code: accept only its known shape."""
     if not isinstance(result, dict) or not isinstance(result.get("ok"), bool):
         raise ValueError("not a result document")
-    if not result["ok"]:
+    if result["ok"]:
+        data, environment = result.get("data"), result.get("environment")
+        if not isinstance(data, dict) or data.get("kind") not in ("heatmap", "graph"):
+            raise ValueError("no data of a known kind")
+        if not isinstance(environment, dict) or not all(isinstance(environment.get(k), str)
+                                                        for k in ("backend", "python", "framework")):
+            raise ValueError("no environment")
+        if not isinstance(result.get("stdout", ""), str) or not isinstance(result.get("checks", []), list):
+            raise ValueError("stdout or checks of the wrong type")
+    else:
         subtype = result.get("subtype")
         if subtype not in ("execution", "bad_result") or not isinstance(result.get("message"), str):
             raise ValueError("not a failure the worker reports")

@@ -13,12 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..store.hashing import sha256_text
+from ..store.hashing import digest
 
 
 def artifact_key(artifact: dict[str, Any]) -> str:
-    """Names one recording: a re-execution (``force``, a pulled artifact) gets a new key."""
-    return sha256_text(f"{artifact['contentHash']}:{artifact['generatedAt']}")
+    """Names one recording by everything drawn from it, so a re-executed, pulled or edited
+    artifact never reuses an old drawing."""
+    return digest({k: artifact.get(k) for k in ("contentHash", "generatedAt", "data", "checks", "environment")})
 
 
 class RenderCache:
