@@ -115,3 +115,12 @@ def test_text_builder_reads_the_tour_and_checkpoints(built: dict[str, Any]) -> N
     text = built["text"]
     assert "1. **Normalise first**" in text or "1. Normalise first" in text.replace("*", "")
     assert "Values at up" in text and "Feature RMS" in text
+
+
+def test_graph_numbers_the_tour_stops_for_readers_without_script(built: dict[str, Any]) -> None:
+    """Static first: the graph carries the step numbers, so the tour reads in print and without JS."""
+    html = built["html"]
+    graph = html[html.index('class="tv-graph"'):html.index("</svg>", html.index('class="tv-graph"'))]
+    markers = re.findall(r'class="tv-step-marker" data-step-number="(\d+)"><title>Step \d+: ([^<]+)</title>', graph)
+    # steps 1 and 2 target real nodes; step 3's target does not exist, so it has no marker
+    assert sorted(markers) == [("1", "Normalise first"), ("2", "Then project")]

@@ -45,6 +45,11 @@ def graph_alt(graph: dict[str, Any], layout: GraphLayout) -> str:
     )
 
 
+def step_markers(render: dict[str, Any]) -> dict[str, list[tuple[int, str]]]:
+    """The guided-tour numbers to draw on the graph: visible box id -> (step number, title)."""
+    return {box: [(int(n), str(t)) for n, t in steps] for box, steps in render.get("markers", {}).items()}
+
+
 def project_file(srcdir: Path, request: dict[str, Any]) -> Path | None:
     """The model file the artifact was made from, if it is still the same file inside the project.
 
@@ -72,7 +77,8 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     alt = render.get("alt") or graph_alt(graph, layout)
     svg = ctx.cache.svg(
         artifact_key(artifact), renderer_hash,
-        partial(graph_to_svg, graph, layout, id_prefix=ID_TOKEN, title=title, desc=alt, source_href=source_line_href),
+        partial(graph_to_svg, graph, layout, id_prefix=ID_TOKEN, title=title, desc=alt, source_href=source_line_href,
+                markers=step_markers(render)),
     )
     details: list[nodes.Node] = []
     if render.get("description"):
@@ -84,18 +90,19 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     details.append(outline)
     if artifact.get("checks"):
         details.append(checks_list(artifact["checks"]))
-    extra = [expanded_views(graph, layout, title, alt, artifact_key(artifact), renderer_hash, ctx.cache)]
+    extra = [expanded_views(graph, layout, title, alt, artifact_key(artifact), renderer_hash, ctx.cache,
+                            step_markers(render))]
     model_file = project_file(ctx.srcdir, artifact["request"])
     if model_file is not None:
         extra.append(source_panel(model_file, artifact["request"]["entry"], render.get("show-source", False)))
     return FigureParts(
         title=title, alt=alt, svg=svg, details=details, wide=layout.width > 640,
-        draw_pdf=lambda path: graph_pdf(layout, path), extra_html=extra,
+        draw_pdf=lambda path: graph_pdf(layout, path, step_markers(render)), extra_html=extra,
     )
 
 
 def expanded_views(graph: dict[str, Any], layout: GraphLayout, title: str, alt: str, recording: str,
-                   renderer_hash: str, cache: RenderCache) -> nodes.raw:
+                   renderer_hash: str, cache: RenderCache, markers: dict[str, list[tuple[int, str]]]) -> nodes.raw:
     """The default view with one collapsed module opened, per module, as inert ``<template>``s.
 
     The script swaps them in when a reader expands a module, so the layout is still computed at
@@ -110,7 +117,7 @@ def expanded_views(graph: dict[str, Any], layout: GraphLayout, title: str, alt: 
         key = digest({"renderer": renderer_hash, "expand": list(expand)})
         svg = cache.svg(recording, key, partial(
             graph_to_svg, graph, view, id_prefix=f"{ID_TOKEN}-x{number}", title=f"{title} ({module} expanded)",
-            desc=alt, source_href=source_line_href,
+            desc=alt, source_href=source_line_href, markers=markers,
         ))
         markup.append(f'<template class="tv-graph-variant" data-expands="{html.escape(module, quote=True)}">'
                       f"{svg}</template>")

@@ -18,7 +18,7 @@ Accessibility choices (WCAG 2.2, W3C complex-images tutorial):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -295,13 +295,34 @@ def _legend(width: float) -> tuple[str, float]:
     return f'<g class="tv-legend">{"".join(out)}</g>', y + 16 + 10
 
 
+def _markers(layout: GraphLayout, markers: Mapping[str, Sequence[tuple[int, str]]]) -> str:
+    """Numbered circles on the boxes a guided tour visits: the tour reads on paper, without script.
+
+    ``markers`` maps a visible box id to its (step number, step title) pairs; the circles sit on
+    the box's top-right corner, side by side when several steps visit the same box.
+    """
+    out = []
+    for box in layout.boxes:
+        for k, (number, step_title) in enumerate(markers.get(box.id, ())):
+            cx, cy = box.x + box.w - 4 - 22 * k, box.y + (4 if box.is_cluster else 0)
+            out.append(
+                f'<g class="tv-step-marker" data-step-number="{number}"><title>{_text(f"Step {number}: {step_title}")}'
+                f'</title><circle cx="{_f(cx)}" cy="{_f(cy)}" r="10" fill="#1f4e79" stroke="#ffffff" '
+                f'stroke-width="1.5"/><text x="{_f(cx)}" y="{_f(cy + 4.5)}" font-size="12" font-weight="700" '
+                f'text-anchor="middle" style="fill:#ffffff">{number}</text></g>'
+            )
+    return "".join(out)
+
+
 def graph_to_svg(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: str, title: str, desc: str,
-                 source_href: Optional[Callable[[dict], Optional[str]]] = None) -> str:
+                 source_href: Optional[Callable[[dict], Optional[str]]] = None,
+                 markers: Optional[Mapping[str, Sequence[tuple[int, str]]]] = None) -> str:
     """Inline SVG (no XML declaration) for ``layout`` of ``graph``; byte-identical per input.
 
     ``id_prefix`` must be a valid, page-unique HTML id (letters, digits, ``-``, ``_``); every
     element id and the scoped ``<style>`` hang off it. ``source_href(node)`` may return a URL
-    for a node's source line; such nodes become focusable links.
+    for a node's source line; such nodes become focusable links. ``markers`` numbers the boxes
+    of a guided tour (see :func:`_markers`).
     """
     if not _ID_RE.match(id_prefix):
         raise ValueError(f"id_prefix must match {_ID_RE.pattern!r}: {id_prefix!r}")
@@ -331,7 +352,8 @@ def graph_to_svg(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: st
         f"{legend}"
         f'<g class="tv-body" transform="translate(0 {_f(legend_h)})">'
         f'<g class="tv-clusters">{"".join(clusters)}</g><g class="tv-edges">{paths}</g>'
-        f'<g class="tv-nodes">{"".join(body)}</g><g class="tv-edge-labels">{edge_labels}</g></g></svg>'
+        f'<g class="tv-nodes">{"".join(body)}</g><g class="tv-edge-labels">{edge_labels}</g>'
+        f'<g class="tv-step-markers">{_markers(layout, markers or {})}</g></g></svg>'
     )
 
 

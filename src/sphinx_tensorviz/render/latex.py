@@ -65,8 +65,9 @@ def setup_latex_nodes(app: Sphinx) -> None:
     app.connect("builder-inited", copy_style)
 
 
-def graph_pdf(layout: Any, path: Path) -> None:
-    """The default (collapsed) view of a graph layout, drawn with matplotlib for LaTeX."""
+def graph_pdf(layout: Any, path: Path, markers: dict[str, list[tuple[int, str]]] | None = None) -> None:
+    """The default (collapsed) view of a graph layout, drawn with matplotlib for LaTeX, with the
+    guided tour's step numbers on the boxes it visits."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -89,6 +90,10 @@ def graph_pdf(layout: Any, path: Path) -> None:
     for edge in layout.edges:
         xs, ys = zip(*edge.points)
         ax.plot(xs, ys, linewidth=0.6, color="black")
+    for box in layout.boxes:
+        for k, (number, _title) in enumerate((markers or {}).get(box.id, ())):
+            ax.text(box.x + box.w - 4 - 22 * k, box.y, str(number), fontsize=6, ha="center", va="center",
+                    color="white", fontweight="bold", bbox={"boxstyle": "circle,pad=0.25", "fc": "#1f4e79"})
     fig.savefig(path, format="pdf", metadata={"CreationDate": None, "ModDate": None})
     plt.close(fig)
 

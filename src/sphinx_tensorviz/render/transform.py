@@ -62,6 +62,7 @@ class RenderFigures(SphinxPostTransform):
         store = ArtifactStore(conf.store_dir, trusted_of(self.env))
         ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir))
         graphs = self.graphs_on_page(store)
+        markers = self.tour_markers(graphs)
         html = self.builder.format == "html"
         for stray in list(self.document.findall(tensorviz_step)):
             if not isinstance(stray.parent, tensorviz_steps):
@@ -75,7 +76,21 @@ class RenderFigures(SphinxPostTransform):
             strips.replace_self(activations_figure(strips, graph, html) if graph else [])
         self.lesson_pages(store, ctx)
         for node in list(self.document.findall(tensorviz_figure)):
-            node.replace_self(self.figure(node, store, ctx, conf.mode))
+            node.replace_self(self.figure(node, store, ctx, conf.mode, markers))
+
+    def tour_markers(self, graphs: dict[str, GraphOnPage | None]) -> dict[str, dict[str, list[list[Any]]]]:
+        """graph name -> visible box id -> [[step number, title], ...] for every tour on the page."""
+        found: dict[str, dict[str, list[list[Any]]]] = {}
+        for tour in self.document.findall(tensorviz_steps):
+            graph = graphs.get(tour["graph"])
+            if graph is None:
+                continue
+            boxes = found.setdefault(tour["graph"], {})
+            steps = [s for s in tour.children if isinstance(s, tensorviz_step)]
+            for number, step in enumerate(steps, start=1):
+                if step["target"] in graph.node_ids:
+                    boxes.setdefault(graph.anchor(step["target"])[0], []).append([number, step["title"]])
+        return found
 
     def lesson_pages(self, store: ArtifactStore, ctx: RenderContext) -> None:
         """Lesson headers, the credits footer, and catalogues of every lesson."""
@@ -141,7 +156,8 @@ class RenderFigures(SphinxPostTransform):
             return None
         return graphs[name]  # None: the graph itself already warns about its missing artifact
 
-    def figure(self, node: tensorviz_figure, store: ArtifactStore, ctx: RenderContext, mode: str) -> nodes.Node:
+    def figure(self, node: tensorviz_figure, store: ArtifactStore, ctx: RenderContext, mode: str,
+               markers: dict[str, dict[str, list[list[Any]]]]) -> nodes.Node:
         request: ExecutionRequest | None = node["request"]
         if request is None:  # an authored diagram: nothing was executed
             render = node["render"]
@@ -151,7 +167,12 @@ class RenderFigures(SphinxPostTransform):
         found = store.read_artifact(request.content_hash)
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
-        parts = RENDERERS[request.directive](found, request.render, request.renderer_hash, ctx)
+        render, renderer_hash = request.render, request.renderer_hash
+        tour = next((markers[name] for name in node["names"] if markers.get(name)), None)
+        if tour:  # a guided tour on this page numbers its stops on the graph
+            render = {**render, "markers": tour}
+            renderer_hash = digest({"renderer": renderer_hash, "markers": tour})
+        parts = RENDERERS[request.directive](found, render, renderer_hash, ctx)
         if found["stdout"].strip():
             parts.details.append(printed_output(found["stdout"]))
         if self.builder.format == "html" and not self.builder.name.startswith("epub"):
@@ -161,7 +182,7 @@ class RenderFigures(SphinxPostTransform):
                 warn(f"{request.directive}: claim failed: {check['description']}"
                      + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
         return self.layout(node, parts, request.render.get("prediction"), provenance_line(found),
-                           request.directive, f"{request.content_hash[:16]}-{request.renderer_hash[:8]}")
+                           request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
 
     def layout(self, node: tensorviz_figure, parts: FigureParts, prediction: str | None, footer: str,
                kind: str, key: str) -> nodes.Node:
