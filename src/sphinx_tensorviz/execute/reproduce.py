@@ -7,8 +7,9 @@ needs only the frameworks in ``requirements.txt`` and the model files beside it.
 
 from __future__ import annotations
 
-import inspect
+import ast
 import json
+from pathlib import Path
 from typing import Any
 
 
@@ -120,7 +121,7 @@ def expected_values(artifact: dict[str, Any]) -> dict[str, Any]:
 def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
     """The script; ``entry`` names the code file beside it when it differs from the recorded one
     (inline code is saved as a file of its own)."""
-    from . import determinism, inputs  # numpy comes with them: only when a page is written
+    from .determinism import worker_environment
 
     request = artifact["request"]
     record = {
@@ -128,11 +129,9 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
         "function": request["function"], "inputs": request["inputs"], "seed": request["seed"],
         "options": request.get("options", {}), "expected": expected_values(artifact),
     }
-    environment = determinism.worker_environment("cpu")
-    shared = "\n\n".join(
-        inspect.getsource(obj)
-        for obj in (inputs.InputSpecError, inputs.numpy_input, inputs.build_inputs, determinism.seed_everything)
-    )
+    environment = worker_environment("cpu")
+    shared = "\n\n".join([*_sources("inputs.py", ("InputSpecError", "numpy_input", "build_inputs")),
+                            *_sources("determinism.py", ("seed_everything",))])
     header = (
         f'"""Reproduce tensorviz artifact {artifact["contentHash"][:16]} of lesson {artifact["lessonId"]}.\n\n'
         "Usage: python run.py [--check]   (prints the recomputed values and the largest difference\n"
@@ -147,6 +146,15 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
         f"RECORD = json.loads({json.dumps(json.dumps(record, sort_keys=True))})\n\n\n"
     )
     return header + shared + _MAIN
+
+
+def _sources(module_file: str, names: tuple[str, ...]) -> list[str]:
+    """The source of top-level definitions of a module beside this one, read without importing it
+    (importing ``inputs`` would import NumPy into every build that writes a page)."""
+    text = (Path(__file__).parent / module_file).read_text("utf-8")
+    found = {node.name: ast.get_source_segment(text, node) for node in ast.parse(text).body
+             if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    return [found[name] for name in names]
 
 
 def requirements_txt(artifact: dict[str, Any]) -> str:

@@ -113,12 +113,14 @@ def expanded_views(graph: dict[str, Any], layout: GraphLayout, title: str, alt: 
     collapsed = [box.id for box in layout.boxes if box.collapsed][:MAX_EXPANDED_VIEWS]
     for number, module in enumerate(collapsed):
         expand = (*layout.expand, module)
-        view = layout_graph(graph, depth=layout.depth, expand=expand)
         key = digest({"renderer": renderer_hash, "expand": list(expand)})
-        svg = cache.svg(recording, key, partial(
-            graph_to_svg, graph, view, id_prefix=f"{ID_TOKEN}-x{number}", title=f"{title} ({module} expanded)",
-            desc=alt, source_href=source_line_href, markers=markers,
-        ))
+
+        def draw(expand: tuple[str, ...] = expand, number: int = number, module: str = module) -> str:
+            view = layout_graph(graph, depth=layout.depth, expand=expand)  # only when not cached
+            return graph_to_svg(graph, view, id_prefix=f"{ID_TOKEN}-x{number}", title=f"{title} ({module} expanded)",
+                                desc=alt, source_href=source_line_href, markers=markers)
+
+        svg = cache.svg(recording, key, draw)
         markup.append(f'<template class="tv-graph-variant" data-expands="{html.escape(module, quote=True)}">'
                       f"{svg}</template>")
     return nodes.raw("", "".join(markup), format="html")

@@ -9,14 +9,19 @@ selector.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from docutils import nodes
 
 from ..read.steps_directive import tensorviz_activations, tensorviz_step, tensorviz_steps
+from ..execute.request import renderer_fingerprint
+from ..store.hashing import digest
 from ..warnings_ import Subtype, warn
 from .assemble import prediction_node
+from .cache import RenderCache, artifact_key
 from .describe import fmt
 from .graph_layout import build_view
 from .graph_svg import slugify
@@ -112,7 +117,7 @@ def _source_line(graph: GraphOnPage, node_id: str) -> int | None:
     return None
 
 
-def activations_figure(node: tensorviz_activations, graph: GraphOnPage, html: bool) -> nodes.Element:
+def activations_figure(node: tensorviz_activations, graph: GraphOnPage, html: bool, cache: RenderCache) -> nodes.Element:
     records = graph.artifact["data"].get("activations") or {}
     fid = node["figure_id"]
     render = node["render"]
@@ -129,11 +134,14 @@ def activations_figure(node: tensorviz_activations, graph: GraphOnPage, html: bo
         warn("the graph records no activations; give it :checkpoints:", Subtype.option, location=node)
         return box
     for name, record in records.items():
-        box += _checkpoint(name, record, f"{fid}-{slugify(name)}", html)
+        box += _checkpoint(name, record, f"{fid}-{slugify(name)}", html,
+                           partial(cache.svg, artifact_key(graph.artifact), digest({"checkpoint": name,
+                                                                                 "renderer": renderer_fingerprint()})))
     return box
 
 
-def _checkpoint(name: str, record: dict[str, Any], cid: str, html: bool) -> nodes.Element:
+def _checkpoint(name: str, record: dict[str, Any], cid: str, html: bool,
+                cached: Callable[[Callable[[], str]], str]) -> nodes.Element:
     metrics = record["metrics"]
     label = f"{name}: token {record['token']}, {metrics['width']} features"
     summary = (f"Feature RMS {fmt(metrics['rms'])} · min {fmt(metrics['min'])} · max {fmt(metrics['max'])}"
@@ -143,7 +151,8 @@ def _checkpoint(name: str, record: dict[str, Any], cid: str, html: bool) -> node
             "unit": "activation", "diverging": True}
     if html:
         box: nodes.Element = tv_html_tag(tag="div", attrs={"class": "tv-checkpoint", "id": cid, "data-checkpoint": name})
-        svg = heatmap_svg(data, title=label, alt=f"Activation strip at {name}. {summary}.", colormap=None)
+        svg = cached(partial(heatmap_svg, data, title=label, alt=f"Activation strip at {name}. {summary}.",
+                             colormap=None))
         strip = scroll_region(nodes.raw("", f'<div class="tv-svg">{svg.replace(ID_TOKEN, cid)}</div>', format="html"),
                               f"Activations at {name}")
     else:

@@ -73,7 +73,7 @@ class RenderFigures(SphinxPostTransform):
             tour.replace_self(steps_figure(tour, graph, html) if graph else [])
         for strips in list(self.document.findall(tensorviz_activations)):
             graph = self.graph_for(strips, graphs, "tv-activations")
-            strips.replace_self(activations_figure(strips, graph, html) if graph else [])
+            strips.replace_self(activations_figure(strips, graph, html, ctx.cache) if graph else [])
         self.lesson_pages(store, ctx)
         for node in list(self.document.findall(tensorviz_figure)):
             node.replace_self(self.figure(node, store, ctx, conf.mode, markers))
