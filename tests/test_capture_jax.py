@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections import defaultdict, deque
+from collections import defaultdict
+from graphlib import TopologicalSorter
 from pathlib import Path
 
 import pytest
@@ -80,20 +81,13 @@ def test_source_lines_point_at_the_calls(nodes):
 
 
 def test_connections_form_a_dag_from_inputs_to_output(captured, nodes):
-    successors, indegree = defaultdict(list), defaultdict(int)
+    successors, order = defaultdict(list), TopologicalSorter({n: () for n in nodes})
     for edge in captured["graph"]["connections"]:
         assert nodes[edge["source"]]["kind"] != "module" and nodes[edge["target"]]["kind"] != "module"
         successors[edge["source"]].append(edge["target"])
-        indegree[edge["target"]] += 1
-    ready, ordered, reached = deque(n for n in nodes if not indegree[n]), 0, set()
-    while ready:
-        node = ready.popleft()
-        ordered += 1
-        for target in successors[node]:
-            indegree[target] -= 1
-            if not indegree[target]:
-                ready.append(target)
-    assert ordered == len(nodes)
+        order.add(edge["target"], edge["source"])
+    assert len(list(order.static_order())) == len(nodes)  # raises CycleError on a cycle
+    reached = set()
     todo = ["input", "input_1", "input_2"]
     while todo:
         node = todo.pop()

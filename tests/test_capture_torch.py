@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import textwrap
-from collections import defaultdict, deque
+from collections import defaultdict
+from graphlib import TopologicalSorter
 from pathlib import Path
 
 import pytest
@@ -87,22 +88,13 @@ def assert_dag_from_input_to_output(graph):
     """Edges join existing non-module nodes, have no cycle, and lead from every input to output."""
     kinds = {node["id"]: node["kind"] for node in graph["layers"]}
     assert len(kinds) == len(graph["layers"]), "node ids are unique"
-    successors, indegree = defaultdict(list), defaultdict(int)
+    successors, order = defaultdict(list), TopologicalSorter({node: () for node in kinds})
     for index, edge in enumerate(graph["connections"], start=1):
         assert edge["id"] == f"edge-{index}"
         assert kinds[edge["source"]] != "module" and kinds[edge["target"]] != "module"
         successors[edge["source"]].append(edge["target"])
-        indegree[edge["target"]] += 1
-    ready = deque(node for node in kinds if not indegree[node])
-    ordered = 0
-    while ready:
-        node = ready.popleft()
-        ordered += 1
-        for target in successors[node]:
-            indegree[target] -= 1
-            if not indegree[target]:
-                ready.append(target)
-    assert ordered == len(kinds), "connections contain a cycle"
+        order.add(edge["target"], edge["source"])
+    assert len(list(order.static_order())) == len(kinds)  # raises CycleError on a cycle
 
     def reaches_output(start):
         seen, todo = {start}, [start]

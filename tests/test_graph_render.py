@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -13,14 +12,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-try:  # the package may not be installed in every checkout yet
-    import sphinx_tensorviz.render.graph_layout  # noqa: F401
-except ImportError:  # pragma: no cover - depends on the environment
-    sys.path.insert(0, str(ROOT / "src"))
 
-from sphinx_tensorviz.render.diagram_svg import arc3_control, diagram_to_svg, edge_geometry  # noqa: E402
-from sphinx_tensorviz.render.graph_layout import build_view, layout_graph  # noqa: E402
-from sphinx_tensorviz.render.graph_svg import graph_outline, graph_to_svg  # noqa: E402
+from sphinx_tensorviz.render.diagram_svg import arc3_control, diagram_to_svg, edge_geometry
+from sphinx_tensorviz.render.graph_layout import build_view, layout_graph
+from sphinx_tensorviz.render.graph_svg import graph_outline, graph_to_svg
 
 SEEDS = ROOT / "tests" / "seeds"  # copies of ../shared/seeds, the documents our schema starts from
 SVG = "{http://www.w3.org/2000/svg}"

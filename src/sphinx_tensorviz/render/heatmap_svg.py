@@ -47,7 +47,7 @@ def heatmap_svg(data: dict[str, Any], *, title: str, alt: str, colormap: str | N
         f'font-family="system-ui, sans-serif">',
         f'<title id="{tid}-title">{svg.text(title)}</title>',
         f'<desc id="{tid}-desc">{svg.text(alt)}</desc>',
-        f'<g class="tv-labels" fill="currentColor">',
+        '<g class="tv-labels" fill="currentColor">',
     ]
     for i, label in enumerate(rows):
         y = top + CELL_H * i + CELL_H / 2
@@ -95,7 +95,7 @@ def _colour_bar(scale: Scale, x: float, top: float, height: float, unit: str, la
     )
     out = [
         f'<defs><linearGradient id="{tid}-bar" x1="0" y1="0" x2="0" y2="1">{stops}</linearGradient></defs>',
-        f'<g class="tv-colour-bar" fill="currentColor">',
+        '<g class="tv-colour-bar" fill="currentColor">',
         f'<rect x="{svg.num(x)}" y="{svg.num(top)}" width="{BAR_W}" height="{svg.num(height)}" '
         f'fill="url(#{tid}-bar)" stroke="currentColor" stroke-opacity="0.6"/>',
     ]
