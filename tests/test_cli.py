@@ -118,7 +118,8 @@ def test_course_verify_transformers_heatmap(course: Path, capsys: pytest.Capture
     before = {p.name: p.read_bytes() for p in (course / STORE).glob("*.json")}
     code, out, _ = tv(capsys, "verify", course, "--doc", "transformers-03")
     assert code == 0, out
-    assert re.search(r"^ok +transformers-03\.md:\d+ tv-heatmap \[" + T03[:12] + r"\]: 32 values within", out, re.M)
+    assert re.search(r"^ok +transformers-03\.md:\d+ tv-heatmap \[" + T03[:12] + r"\]: compared 32 values;", out, re.M)
+    assert re.search(r"^ +32 float32 values in data\.values within rtol=6\.1e-05, atol=\S+$", out, re.M), out
     assert out.strip().endswith("1 of 1 artifacts reproduced")
     assert {p.name: p.read_bytes() for p in (course / STORE).glob("*.json")} == before  # store untouched
 

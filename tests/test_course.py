@@ -131,12 +131,12 @@ def test_downloaded_run_py_reproduces_the_stored_activations(rtd_build: tuple[Pa
     copy = shutil.copytree(folder, tmp_path / "download")
     result = subprocess.run([sys.executable, "run.py"], cwd=copy, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    reproduced = json.loads(result.stdout.strip().splitlines()[-1])["reproduced"]
-    for name, record in artifact["data"]["activations"].items():
-        worst = max(abs(a - b) for a, b in zip(reproduced["activations"][name], record["values"]))
-        assert worst <= 1e-6, (name, worst)
-    assert set(reproduced["activations"]) == {"embedding", "block.attention_norm", "block.attention",
-                                              "block.ffn_norm", "block.ffn"}
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    # compared within the tolerance of each array's dtype: float32 differs in the last bits across CPUs
+    assert set(report["arrays"]) == {"output", *(f"activations[{name}]" for name in (
+        "embedding", "block.attention_norm", "block.attention", "block.ffn_norm", "block.ffn"))}
+    for name, array in report["arrays"].items():
+        assert array["dtype"] == "float32" and array["ok"], (name, array)
 
 
 def test_rms_after_each_rmsnorm_is_one() -> None:
@@ -194,6 +194,24 @@ def test_tensorviz_reports_the_course_cached_clean_and_reproducible(course: Path
     gc = tensorviz("gc", str(course))
     assert gc.returncode == 0 and "0 unused artifact(s)" in gc.stdout
     verify = tensorviz("verify", str(course))
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert f"{count} of {count} artifacts reproduced" in verify.stdout
+    # every artifact says which dtype and tolerance it was compared with, and compares something
+    for line in verify.stdout.splitlines():
+        if line.startswith("ok "):
+            assert int(re.search(r"compared (\d+) values", line).group(1)) > 0, line
+    assert len(re.findall(r"^ +\d+ float32 values in data\.\S+ within rtol=6\.1e-05, atol=\S+$",
+                          verify.stdout, re.M)) >= count, verify.stdout
+
+
+def test_course_reproduces_on_a_cpu_with_a_narrower_instruction_set(course: Path) -> None:
+    """Another CPU, emulated: PyTorch's portable kernels and XLA limited to SSE4.2 (no AVX), passed
+    through to the workers. float32 results move in the last bits; verify must still pass."""
+    verify = subprocess.run(
+        [sys.executable, "-m", "sphinx_tensorviz", "verify", str(course)], capture_output=True, text=True,
+        timeout=600, env={**os.environ, "ATEN_CPU_CAPABILITY": "default", "XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2"},
+    )
+    count = len(list(STORE.glob("*.json")))
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert f"{count} of {count} artifacts reproduced" in verify.stdout
 

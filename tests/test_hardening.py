@@ -548,7 +548,8 @@ def test_inline_code_downloads_reproduce(tmp_path: Path, style: str) -> None:
                           timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    assert report["largestDifference"] == 0
+    assert report["arrays"]["values"]["dtype"] == "float64"  # NumPy's default, recorded with the values
+    assert report["arrays"]["values"]["ok"] and report["arrays"]["values"]["rtol"] < 1e-12
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,9 +1,12 @@
 """``tensorviz verify``: execute cached artifacts again and compare, without touching the store.
 
 A determinism check: the same code, inputs and seed must give the same numbers. Heatmap
-values and graph activations are compared within ``--rtol``/``--atol`` (``|new - old| <=
-atol + rtol * |old|``); graph structure (layer ids and connections), labels, shapes and
-check outcomes must be equal.
+values, graph outputs and activations are compared within a tolerance derived from the dtype
+they were computed in (``|new - old| <= atol + rtol * |old|``, see
+:mod:`..execute.tolerance`: float32 results differ in the last bits between CPUs, so a
+bit-exact check would fail on every machine but the recording one); ``--rtol``/``--atol``
+override it. Graph structure (layer ids and connections), labels, shapes and check outcomes
+must be equal.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from sphinx.util.display import status_iterator
 
 from ..execute.phase import job_for
 from ..execute.runner import RunSettings, run_jobs
+from ..execute.tolerance import ASSUMED_DTYPE, default_tolerance, within
 from ..read.collector import all_requests
 from .project import CliError, add_project_arguments, open_project, print_read_warnings
 
@@ -28,46 +32,84 @@ def add_parser(subparsers: Any) -> None:
                     "the stored data. Exits with status 1 if anything differs beyond the tolerance.",
     )
     add_project_arguments(parser)
-    parser.add_argument("--rtol", type=float, default=0.0, help="relative tolerance (default: 0)")
-    parser.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (default: 1e-6)")
+    parser.add_argument("--rtol", type=float, default=None,
+                        help="relative tolerance for every value (default: derived from the dtype each value "
+                             "was computed in: 512 ulps for float32/float64, 16 for 16-bit floats, 0 for integers)")
+    parser.add_argument("--atol", type=float, default=None,
+                        help="absolute tolerance for every value (default: 64 ulps of the dtype times the "
+                             "largest magnitude of the array, at least 8 ulps of 1; 0 for integers)")
     parser.add_argument("--doc", action="append", default=[], metavar="DOCNAME",
                         help="verify only the directives of this document (e.g. lessons/intro); may repeat")
     parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: tensorviz_workers)")
     parser.set_defaults(run=run)
 
 
-@dataclass
-class Comparison:
-    """Differences found between a stored and a recomputed ``data`` (and checks)."""
+@dataclass(frozen=True)
+class Group:
+    """One array compared: where it lives, its dtype, and the tolerance used for it."""
 
+    where: str
+    dtype: str
+    count: int
     rtol: float
     atol: float
+    assumed: bool  #: the artifact did not record the dtype
+
+    def describe(self) -> str:
+        note = " (dtype not recorded: compared as float32)" if self.assumed else ""
+        return f"{self.count} {self.dtype} values in {self.where} within rtol={self.rtol:.2g}, atol={self.atol:.2g}{note}"
+
+
+@dataclass
+class Comparison:
+    """Differences found between a stored and a recomputed ``data`` (and checks).
+
+    ``rtol``/``atol`` override the tolerances that are otherwise derived per array from the
+    dtype it was computed in and its largest magnitude (:mod:`..execute.tolerance`).
+    """
+
+    rtol: float | None = None
+    atol: float | None = None
     problems: list[str] = field(default_factory=list)
+    groups: list[Group] = field(default_factory=list)
     largest: float = 0.0
     where: str = ""
-    compared: int = 0
 
-    def numbers(self, old: Any, new: Any, where: str) -> None:
-        """Compare nested lists of numbers element by element."""
-        if isinstance(old, list) or isinstance(new, list):
-            if not (isinstance(old, list) and isinstance(new, list)) or len(old) != len(new):
-                self.problems.append(f"{where}: shape differs ({_shape(old)} stored, {_shape(new)} now)")
-                return
-            for index, (a, b) in enumerate(zip(old, new)):
-                self.numbers(a, b, f"{where}[{index}]")
+    @property
+    def compared(self) -> int:
+        return sum(g.count for g in self.groups)
+
+    def array(self, old: Any, new: Any, where: str, dtype: str | None) -> None:
+        """Compare one recorded array (nested lists of numbers) with its re-run."""
+        if _shape(old) != _shape(new):
+            self.problems.append(f"{where}: shape differs ({_shape(old)} stored, {_shape(new)} now)")
             return
-        self.compared += 1
-        diff = abs(float(new) - float(old))
-        if not math.isfinite(diff):
-            diff = math.inf
-        if diff > self.largest or (diff == self.largest and not self.where):
-            self.largest, self.where = diff, f"{where}: stored {old!r}, now {new!r}"
-        if diff > self.atol + self.rtol * abs(float(old)):
-            self.problems.append(f"{where}: stored {old!r}, now {new!r} (difference {diff:.3g})")
+        pairs = [(index, a, b) for (index, a), (_, b) in zip(_flat(old), _flat(new))]
+        largest = max((abs(float(a)) for _, a, _ in pairs), default=0.0)
+        rtol, atol = default_tolerance(dtype or ASSUMED_DTYPE, largest)
+        rtol = rtol if self.rtol is None else self.rtol
+        atol = atol if self.atol is None else self.atol
+        self.groups.append(Group(where, dtype or ASSUMED_DTYPE, len(pairs), rtol, atol, dtype is None))
+        for index, a, b in pairs:
+            diff = abs(float(b) - float(a))
+            if not math.isfinite(diff):
+                diff = math.inf
+            if diff > self.largest or (diff == self.largest and not self.where):
+                self.largest, self.where = diff, f"{where}{index}: stored {a!r}, now {b!r}"
+            if not within(float(a), float(b), rtol, atol):
+                self.problems.append(f"{where}{index}: stored {a!r}, now {b!r} (difference {diff:.3g}, "
+                                     f"allowed {atol + rtol * abs(float(a)):.3g} for {dtype or ASSUMED_DTYPE})")
 
     def equal(self, old: Any, new: Any, what: str) -> None:
         if old != new:
             self.problems.append(f"{what} differs: stored {_brief(old)}, now {_brief(new)}")
+
+
+def _flat(value: Any, index: str = "") -> list[tuple[str, Any]]:
+    """``(index, number)`` pairs of nested lists, indexed like ``[1][2]``."""
+    if isinstance(value, list):
+        return [pair for n, item in enumerate(value) for pair in _flat(item, f"{index}[{n}]")]
+    return [(index, value)]
 
 
 def _shape(value: Any) -> str:
@@ -83,7 +125,8 @@ def _brief(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def compare(stored: dict[str, Any], result: dict[str, Any], rtol: float, atol: float) -> Comparison:
+def compare(stored: dict[str, Any], result: dict[str, Any], rtol: float | None = None,
+            atol: float | None = None) -> Comparison:
     """Compare a stored artifact with a worker's result document."""
     cmp = Comparison(rtol, atol)
     old, new = stored["data"], result.get("data", {})
@@ -91,18 +134,22 @@ def compare(stored: dict[str, Any], result: dict[str, Any], rtol: float, atol: f
     if old.get("kind") == "heatmap" and new.get("kind") == "heatmap":
         for key in ("rows", "columns", "unit", "diverging"):
             cmp.equal(old.get(key), new.get(key), f"data.{key}")
-        cmp.numbers(old["values"], new.get("values"), "data.values")
+        cmp.array(old["values"], new.get("values"), "data.values", old.get("dtype"))
     elif old.get("kind") == "graph" and new.get("kind") == "graph":
         cmp.equal([layer["id"] for layer in old.get("layers", [])],
                   [layer["id"] for layer in new.get("layers", [])], "graph structure (layer ids)")
         cmp.equal([(c.get("source"), c.get("target")) for c in old.get("connections", [])],
                   [(c.get("source"), c.get("target")) for c in new.get("connections", [])],
                   "graph structure (connections)")
-        cmp.equal(old.get("output"), new.get("output"), "data.output")
+        old_out, new_out = old.get("output") or {}, new.get("output") or {}
+        cmp.equal(old_out.get("shape"), new_out.get("shape"), "data.output.shape")
+        if "values" in old_out:
+            cmp.array(old_out["values"], new_out.get("values"), "data.output.values", old_out.get("dtype"))
         old_act, new_act = old.get("activations") or {}, new.get("activations") or {}
         cmp.equal(sorted(old_act), sorted(new_act), "activation checkpoints")
         for name in sorted(set(old_act) & set(new_act)):
-            cmp.numbers(old_act[name].get("values"), new_act[name].get("values"), f"data.activations[{name}].values")
+            cmp.array(old_act[name].get("values"), new_act[name].get("values"),
+                      f"data.activations[{name}].values", old_act[name].get("dtype"))
     old_checks = {c["name"]: c["passed"] for c in stored.get("checks", [])}
     new_checks = {c["name"]: c["passed"] for c in result.get("checks", [])}
     for name in sorted(set(old_checks) | set(new_checks)):
@@ -117,7 +164,7 @@ def _outcome(passed: bool | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.rtol < 0 or args.atol < 0:
+    if (args.rtol or 0) < 0 or (args.atol or 0) < 0:
         raise CliError("--rtol and --atol must not be negative")
     overrides = {"tensorviz_workers": args.jobs} if args.jobs else {}
     with open_project(args, overrides) as project:
@@ -167,7 +214,9 @@ def run(args: argparse.Namespace) -> int:
             if len(cmp.problems) > 10:
                 print(f"          ... and {len(cmp.problems) - 10} more")
         else:
-            print(f"ok        {head}: {cmp.compared} values within rtol={args.rtol:g}, atol={args.atol:g}; {largest}")
+            print(f"ok        {head}: compared {cmp.compared} values; {largest}")
+        for group in cmp.groups:
+            print(f"          {group.describe()}")
     total = len(chosen)
     print(f"{total - mismatches} of {total} artifacts reproduced" + (f", {mismatches} did not" if mismatches else ""))
     return 1 if mismatches else 0

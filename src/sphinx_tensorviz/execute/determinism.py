@@ -13,14 +13,19 @@ from importlib import metadata
 from typing import Any
 
 
-def worker_environment(device: str, threads: int = 1) -> dict[str, str]:
-    """Environment variables for a fresh worker; set before any framework is imported."""
+def worker_environment(device: str, threads: int = 1, inherited_xla_flags: str = "") -> dict[str, str]:
+    """Environment variables for a fresh worker; set before any framework is imported.
+
+    ``inherited_xla_flags`` (the build's own ``XLA_FLAGS``, e.g. ``--xla_cpu_max_isa=AVX`` to
+    emulate an older CPU) are kept after ours, so the author's flags win where both set one.
+    """
     env = {
         "PYTHONHASHSEED": "0",
         "CUBLAS_WORKSPACE_CONFIG": ":4096:8",
         "OMP_NUM_THREADS": str(threads),
         "MKL_NUM_THREADS": str(threads),
-        "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
+        "XLA_FLAGS": " ".join(filter(None, ("--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
+                                            inherited_xla_flags.strip()))),
         "TF_CPP_MIN_LOG_LEVEL": "3",
     }
     env["JAX_PLATFORMS"] = "cpu" if device == "cpu" else ""

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from .inputs import InputSpecError, build_inputs
-from .results import BadResult, to_numpy
+from .results import BadResult, dtype_name, to_numpy
+from .tolerance import OUTPUT_VALUES_LIMIT
 
 
 def run_graph(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
@@ -57,13 +58,20 @@ def run_graph(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
         "kind": "graph",
         "modelFile": job["entry"],
         **captured["graph"],
-        "output": {"shape": list(output.shape)},
+        "output": output_record(captured["output"], output),
         "activations": {
             name: activation_record(value, options.get("token", -1), heads)
             for name, value in captured["activations"].items()
         },
     }
     return {"data": data, "checks": checks}
+
+
+def output_record(value: Any, array: np.ndarray) -> dict[str, Any]:
+    """The output's shape and dtype, and its first values: enough for ``verify`` to notice a change
+    without storing a large tensor in a committed file."""
+    return {"shape": list(array.shape), "dtype": dtype_name(value),
+            "values": [float(v) for v in array.reshape(-1)[:OUTPUT_VALUES_LIMIT]]}
 
 
 def activation_record(value: Any, token: int, heads: int | None) -> dict[str, Any]:
@@ -83,8 +91,8 @@ def activation_record(value: Any, token: int, heads: int | None) -> dict[str, An
     if heads:
         metrics["heads"] = int(heads)
     position = token if token >= 0 else array.shape[-2] + token
-    return {"shape": list(array.shape), "token": int(position), "values": [float(v) for v in vector],
-            "metrics": metrics}
+    return {"shape": list(array.shape), "dtype": dtype_name(value), "token": int(position),
+            "values": [float(v) for v in vector], "metrics": metrics}
 
 
 def run_checks(module: types.ModuleType, names: list[str], model: Any) -> list[dict[str, Any]]:

@@ -12,8 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-
-TOLERANCE = 1e-6
+from .tolerance import OUTPUT_VALUES_LIMIT
 
 _MAIN = '''
 
@@ -64,7 +63,7 @@ def reproduce():
     args = build_inputs(RECORD["options"]["inputs"], RECORD["backend"], RECORD["seed"])
     if RECORD["backend"] != "torch":
         fn = function(**_with_seed(function, dict(RECORD["options"]["model_args"] or {})))
-        return {"outputShape": list(_array(fn(*args)).shape)}
+        return {"output": _array(fn(*args)).ravel()[:OUTPUT_VALUES].tolist()}
     import torch
 
     model = function(**_with_seed(function, dict(RECORD["options"]["model_args"] or {})))
@@ -79,42 +78,55 @@ def reproduce():
         output = model(*args)
     for hook in hooks:
         hook.remove()
-    activations = {}
+    got = {"output": _array(output).ravel()[:OUTPUT_VALUES].tolist()}
     for name, value in recorded.items():
         array = _array(value)
-        token = RECORD["expected"]["activations"][name]["token"]
-        activations[name] = array.reshape(-1, array.shape[-2], array.shape[-1])[0, token].tolist()
-    return {"outputShape": list(_array(output).shape), "activations": activations}
+        token = RECORD["expected"][f"activations[{name}]"]["token"]
+        got[f"activations[{name}]"] = array.reshape(-1, array.shape[-2], array.shape[-1])[0, token].tolist()
+    return got
 
 
-def largest_difference(got, expected):
-    worst = 0.0
-    if "values" in expected:
-        worst = float(np.max(np.abs(np.asarray(got["values"]) - np.asarray(expected["values"]))))
-    for name, record in expected.get("activations", {}).items():
-        diff = np.abs(np.asarray(got["activations"][name]) - np.asarray(record["values"]))
-        worst = max(worst, float(diff.max()))
-    if "outputShape" in expected and got.get("outputShape") != expected["outputShape"]:
-        worst = float("inf")
-    return worst
+def compare(got, expected):
+    """Per recorded array: the largest difference, the tolerance its dtype allows, and whether it held."""
+    report = {}
+    for name, record in expected.items():
+        old = np.ravel(np.asarray(record["values"], dtype=np.float64))
+        new = np.ravel(np.asarray(got.get(name, []), dtype=np.float64))
+        dtype = record.get("dtype") or ASSUMED_DTYPE
+        rtol, atol = default_tolerance(dtype, float(np.max(np.abs(old))) if old.size else 0.0)
+        if old.shape != new.shape:
+            report[name] = {"dtype": dtype, "ok": False, "largestDifference": None, "rtol": rtol, "atol": atol}
+            continue
+        ok = all(within(float(a), float(b), rtol, atol) for a, b in zip(old, new))
+        worst = float(np.max(np.abs(new - old))) if old.size else 0.0
+        report[name] = {"dtype": dtype, "ok": ok, "largestDifference": worst, "rtol": rtol, "atol": atol}
+    return report
 
 
 if __name__ == "__main__":
     got = reproduce()
-    worst = largest_difference(got, RECORD["expected"])
-    print(json.dumps({"reproduced": got, "largestDifference": worst, "tolerance": TOLERANCE}))
-    if "--check" in sys.argv and not worst <= TOLERANCE:
-        sys.exit(f"not reproduced: largest difference {worst:g} > {TOLERANCE:g}")
+    report = compare(got, RECORD["expected"])
+    differences = [r["largestDifference"] for r in report.values()]
+    worst = float("inf") if None in differences else max(differences, default=0.0)
+    print(json.dumps({"reproduced": got, "arrays": report, "largestDifference": worst}))
+    failed = [name for name, r in report.items() if not r["ok"]]
+    if "--check" in sys.argv and failed:
+        sys.exit("not reproduced within the dtype's tolerance: " + ", ".join(failed))
 '''
 
 
-def expected_values(artifact: dict[str, Any]) -> dict[str, Any]:
+def expected_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every recorded array by name, with the dtype it was computed in (``None``: not recorded)."""
     data = artifact["data"]
     if data["kind"] == "heatmap":
-        return {"values": data["values"]}
-    expected: dict[str, Any] = {"outputShape": data.get("output", {}).get("shape")}
-    if data.get("activations"):
-        expected["activations"] = data["activations"]
+        return {"values": {"values": data["values"], "dtype": data.get("dtype")}}
+    expected: dict[str, dict[str, Any]] = {}
+    output = data.get("output") or {}
+    if "values" in output:
+        expected["output"] = {"values": output["values"], "dtype": output.get("dtype")}
+    for name, record in (data.get("activations") or {}).items():
+        expected[f"activations[{name}]"] = {"values": record["values"], "dtype": record.get("dtype"),
+                                            "token": record["token"]}
     return expected
 
 
@@ -131,30 +143,38 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
     }
     environment = worker_environment("cpu")
     shared = "\n\n".join([*_sources("inputs.py", ("InputSpecError", "numpy_input", "build_inputs")),
-                            *_sources("determinism.py", ("seed_everything",))])
+                            *_sources("determinism.py", ("seed_everything",)),
+                            *_sources("tolerance.py", ("FLOAT_EPS", "RTOL_ULPS", "RTOL_ULPS_HALF", "ATOL_ULPS", "NOISE_ULPS",
+                                                       "ASSUMED_DTYPE", "is_exact", "default_tolerance", "within"))])
     header = (
         f'"""Reproduce tensorviz artifact {artifact["contentHash"][:16]} of lesson {artifact["lessonId"]}.\n\n'
-        "Usage: python run.py [--check]   (prints the recomputed values and the largest difference\n"
-        f"from the recorded ones; --check exits non-zero above {TOLERANCE:g}).\n"
+        "Usage: python run.py [--check]   (prints the recomputed values and, per recorded array, the\n"
+        "largest difference and the tolerance its dtype allows; --check exits non-zero when a value\n"
+        "is outside it).\n"
         '"""\n\n'
         "from __future__ import annotations\n\n"
         "import json\nimport os\nimport pathlib\nimport random\nimport sys\nfrom typing import Any\n\n"
         f"os.environ.update({json.dumps(environment, sort_keys=True)})\n\n"
         "import numpy as np\n\n"
         "HERE = pathlib.Path(__file__).resolve().parent\n"
-        f"TOLERANCE = {TOLERANCE!r}\n"
+        f"OUTPUT_VALUES = {OUTPUT_VALUES_LIMIT}\n"
         f"RECORD = json.loads({json.dumps(json.dumps(record, sort_keys=True))})\n\n\n"
     )
     return header + shared + _MAIN
 
 
 def _sources(module_file: str, names: tuple[str, ...]) -> list[str]:
-    """The source of top-level definitions of a module beside this one, read without importing it
-    (importing ``inputs`` would import NumPy into every build that writes a page)."""
+    """The source of top-level definitions (functions, classes, constants) of a module beside this
+    one, read without importing it (importing ``inputs`` would import NumPy into every build that
+    writes a page)."""
     text = (Path(__file__).parent / module_file).read_text("utf-8")
-    found = {node.name: ast.get_source_segment(text, node) for node in ast.parse(text).body
-             if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
-    return [found[name] for name in names]
+    found: dict[str, str | None] = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            found[node.name] = ast.get_source_segment(text, node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = ast.get_source_segment(text, node)
+    return [str(found[name]) for name in names]
 
 
 def requirements_txt(artifact: dict[str, Any]) -> str:

@@ -15,10 +15,27 @@ class BadResult(ValueError):
     """The lesson code ran but returned something the directive cannot show."""
 
 
+def dtype_name(value: Any) -> str:
+    """The dtype ``value`` was computed in (``float32``, ``bfloat16``, ``int64``...).
+
+    Stored beside the values (which are kept as float64 JSON numbers), so that ``verify`` can
+    compare a re-run within what that dtype can reproduce on another machine.
+    """
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        try:
+            dtype = np.asarray(value).dtype
+        except (TypeError, ValueError):
+            return "float64"
+    name = str(dtype).removeprefix("torch.")
+    return "float64" if name in ("object", "double") else {"float": "float32", "half": "float16"}.get(name, name)
+
+
 def to_numpy(value: Any) -> np.ndarray:
     """A float64 array from a NumPy, PyTorch or JAX array (or nested lists)."""
     if hasattr(value, "detach"):  # torch.Tensor, without importing torch here
-        value = value.detach().cpu().numpy()
+        tensor = value.detach().cpu()
+        value = (tensor.float() if str(tensor.dtype) == "torch.bfloat16" else tensor).numpy()  # NumPy has no bfloat16
     if isinstance(value, (str, bytes)) or value is None:
         raise BadResult(f"expected an array, got {type(value).__name__}")
     try:
@@ -50,6 +67,7 @@ def heatmap_data(value: Any, options: dict[str, Any]) -> dict[str, Any]:
         rows_spec = value.get("rows", rows_spec)
         cols_spec = value.get("columns", cols_spec)
         value = value["values"]
+    dtype = dtype_name(value)
     array = to_numpy(value)
     if array.ndim != 2:
         raise BadResult(f"a heatmap needs a 2-D array, got shape {tuple(array.shape)}")
@@ -66,4 +84,5 @@ def heatmap_data(value: Any, options: dict[str, Any]) -> dict[str, Any]:
         "columns": _labels(cols_spec, n_cols, "j", "column"),
         "unit": str(options.get("unit", "")),
         "diverging": bool(options.get("diverging", False)),
+        "dtype": dtype,
     }

@@ -68,7 +68,7 @@ def run_jobs(
 
 #: Variables a worker inherits: what Python, the frameworks and the network stack need, and no more.
 #: Lesson code is untrusted: tokens and secrets of the build (CI, Read the Docs) stay behind.
-_PASSED = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "SHELL",
+_PASSED = ("ATEN_CPU_CAPABILITY", "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "SHELL",
            "SYSTEMROOT", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "SSL_CERT_FILE", "SSL_CERT_DIR",
            "REQUESTS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 _PASSED_PREFIXES = ("LC_", "PYTHON", "CONDA", "OPENBLAS_", "MKL_", "OMP_", "CUDA", "NVIDIA_", "XLA_", "JAX_",
@@ -83,7 +83,8 @@ def run_one(key: str, job: dict[str, Any], settings: RunSettings, tmp: Path) -> 
     job_path, result_path = tmp / f"{key}.job.json", tmp / f"{key}.result.json"
     job = {**job, "memoryLimitMb": settings.memory_limit_mb}
     job_path.write_text(json.dumps(job), "utf-8")
-    env = {**passed_environment(), **worker_environment(settings.device)}
+    passed = passed_environment()
+    env = {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", ""))}
     try:
         process = subprocess.Popen(
             [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_path), str(result_path)],
