@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -215,7 +214,7 @@ def test_shape_labels_come_from_the_producer() -> None:
     assert "1×6×16" in graph_to_svg(g, layout, id_prefix="s", title="t", desc="d")
 
 
-def test_large_graph_lays_out_quickly() -> None:
+def test_a_5000_node_graph_lays_out_completely() -> None:
     layers, conns = [], []
     prev = "input"
     layers.append({"id": "input", "label": "input", "op": "Input", "kind": "input", "parent": None})
@@ -232,11 +231,8 @@ def test_large_graph_lays_out_quickly() -> None:
                 resid = nid
             prev = nid
     g = {"layers": layers, "connections": conns}
-    start = time.perf_counter()
-    layout = layout_graph(g, depth=1)
-    elapsed = time.perf_counter() - start
+    layout = layout_graph(g, depth=1)  # its time is measured in bench/bench_graph_layout.py, not here
     assert len(layout.boxes) == 5101
-    assert elapsed < 5.0  # generous for slow CI; typically well under 2 s
 
 
 # --------------------------------------------------------------------------------------- outline
