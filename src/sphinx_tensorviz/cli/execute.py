@@ -14,13 +14,17 @@ def add_parser(subparsers: Any) -> None:
         "execute", help="execute every directive whose artifact is missing (no pages are written)",
         description="Read the project and execute, in worker processes, every directive without a stored "
                     "artifact, exactly as 'sphinx-build' does in tensorviz_execution_mode = 'auto'. "
-                    "A recorded failure is not retried (fix the code, or use --force).",
+                    "A recorded failure is retried only when the Python environment changed since it was "
+                    "recorded (or the timeout grew); --retry-failed retries every failure now.",
     )
     add_project_arguments(parser)
     parser.add_argument("-j", "--jobs", type=_positive, metavar="N",
                         help="worker processes in parallel (default: tensorviz_workers)")
     parser.add_argument("--force", action="store_true",
                         help="re-execute every directive, cached or not (tensorviz_execution_mode = 'force')")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="execute again every directive whose failure is recorded, even if neither its code "
+                             "nor the environment changed (e.g. after fixing a broken GPU driver)")
     parser.set_defaults(run=run)
 
 
@@ -38,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
         print_read_warnings(project)
         store = project.store
         before = {r.content_hash for r in requests if store.has_artifact(r.content_hash)}
+        if args.retry_failed:
+            for content_hash in {r.content_hash for r in requests} & set(store.failure_hashes()):
+                store.delete_failure(content_hash)
         project.app.config.tensorviz_execution_mode = "force" if args.force else "auto"
         project.status.open = True  # Sphinx's progress bar and the tensorviz summary line
         execute_phase(project.app, project.app.env)

@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from typing import Any
 
+from ..execute.fingerprint import EnvironmentCheck
 from ..store.artifacts import StoreProblem
 from .project import Project, add_project_arguments, open_project, print_read_warnings
 from .table import table
@@ -40,6 +41,7 @@ def entries(project: Project) -> list[dict[str, Any]]:
             if isinstance(found, dict):
                 unused[content_hash] = found
     records = []
+    environment = EnvironmentCheck(project.conf.python, project.conf.timeout)
     for request in project.requests:
         found = store.read_artifact(request.content_hash)
         failure = store.read_failure(request.content_hash)
@@ -49,6 +51,9 @@ def entries(project: Project) -> list[dict[str, Any]]:
         elif failure is not None:
             state = "failed"
             why = [f"{failure.get('subtype', 'execution')}: {failure.get('message', '')}".strip()]
+            retry = environment.retry_reason(failure)
+            if retry:
+                why.append(f"will be retried: {retry}")
         elif isinstance(found, StoreProblem):
             state, why = "stale", [f"stored artifact is unusable: {found.reason}"]
         else:

@@ -22,6 +22,7 @@ from ..read.collector import all_requests, catalogues_of, failing_claims_of, req
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.hashing import SCHEMA_VERSION
 from ..warnings_ import Subtype, warn
+from .fingerprint import EnvironmentCheck
 from .request import ExecutionRequest
 from .runner import Outcome, RunSettings, run_jobs
 
@@ -59,7 +60,8 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
     first: dict[str, ExecutionRequest] = {}
     for request in requests:
         first.setdefault(request.content_hash, request)
-    to_run = {h: r for h, r in first.items() if _needs_run(h, r, store, conf)}
+    environment = EnvironmentCheck(conf.python, conf.timeout)
+    to_run = {h: r for h, r in first.items() if _needs_run(h, r, store, conf, environment)}
     outcomes: dict[str, Outcome] = {}
     if to_run:
         outcomes = run_jobs(
@@ -68,7 +70,7 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
             progress=lambda items, n: _progress(app, items, n, to_run),
         )
         for content_hash, outcome in sorted(outcomes.items()):
-            _store_outcome(store, to_run[content_hash], outcome)
+            _store_outcome(store, to_run[content_hash], outcome, environment.fingerprint)
     stored = {h: store.read_artifact(h) for h in first}
     failing = failing_claims_of(env)
     failing.clear()
@@ -88,7 +90,8 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
                 f", {missing} not computed" if missing else "")
 
 
-def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStore, conf: Settings) -> bool:
+def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStore, conf: Settings,
+               environment: EnvironmentCheck) -> bool:
     if conf.mode in ("off", "cache-only"):
         return False
     if conf.mode == "force":
@@ -103,8 +106,7 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
     failure = store.read_failure(content_hash)
     if failure is None:
         return True
-    # A timeout under a shorter limit than today's deserves another try.
-    return failure.get("subtype") == "timeout" and float(failure.get("timeout", 0)) < conf.timeout
+    return environment.retry_reason(failure) is not None
 
 
 def job_for(request: ExecutionRequest, env: BuildEnvironment) -> dict[str, Any]:
@@ -153,7 +155,7 @@ def build_artifact(request: ExecutionRequest, result: dict[str, Any]) -> dict[st
     return artifact
 
 
-def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome) -> None:
+def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome, fingerprint: str) -> None:
     if outcome.ok:
         try:
             store.write_artifact(build_artifact(request, outcome.result))
@@ -168,6 +170,7 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
         "traceback": result.get("traceback", ""),
         "stdout": result.get("stdout", ""),
         "timeout": result.get("timeout"),
+        "environment": fingerprint,
         "recordedAt": datetime.now(timezone.utc).isoformat(),
     })
 
