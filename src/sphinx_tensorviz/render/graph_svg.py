@@ -17,7 +17,6 @@ Accessibility choices (WCAG 2.2, W3C complex-images tutorial):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -25,6 +24,7 @@ from typing import Any, Optional
 from .svg import attr_value as _attr
 from .svg import coord as _f
 from .svg import text as _text
+from .ids import check_prefix, element_id, slugify
 from .graph_layout import (
     FONT_HEADER,
     FONT_LABEL,
@@ -52,17 +52,11 @@ TONES: dict[str, dict[str, str]] = {
     "param": {"color": "#6b7785", "dash": "2 3", "width": "1.6", "name": "parameter"},
     "module": {"color": "#18897a", "dash": "6 3", "width": "1.6", "name": "module (collapsed)"},
 }
-_ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
 # --------------------------------------------------------------------------------------------
 # Small helpers
 # --------------------------------------------------------------------------------------------
-
-
-def slugify(node_id: str) -> str:
-    """A readable id fragment: ``mul@block.ffn#0`` -> ``mul-block-ffn-0``."""
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", node_id).strip("-") or "node"
 
 
 def node_tone(node: Mapping[str, Any]) -> str:
@@ -109,22 +103,6 @@ def node_description(node: Mapping[str, Any], hidden: int = 0) -> str:
     if lines:
         parts.append(f"source lines {lines.replace('-', '–')}")
     return "; ".join(parts)
-
-
-class _Slugs:
-    """Unique, deterministic element ids (a later duplicate slug gets ``-2``, ``-3``...)."""
-
-    def __init__(self) -> None:
-        self.used: dict[str, int] = {}
-        self.by_node: dict[str, str] = {}
-
-    def __call__(self, node_id: str) -> str:
-        if node_id not in self.by_node:
-            base = slugify(node_id)
-            n = self.used.get(base, 0) + 1
-            self.used[base] = n
-            self.by_node[node_id] = base if n == 1 else f"{base}-{n}"
-        return self.by_node[node_id]
 
 
 # --------------------------------------------------------------------------------------------
@@ -177,13 +155,13 @@ def _labels(box: Box) -> str:
     return "".join(out)
 
 
-def _node(box: Box, node: Mapping[str, Any], p: str, slug: str,
+def _node(box: Box, node: Mapping[str, Any], p: str,
           source_href: Optional[Callable[[dict], Optional[str]]]) -> str:
     tone = node_tone(node)
     classes = f"tv-node tv-kind-{slugify(box.kind)} tv-tone-{tone}"
     if box.collapsed:
         classes += " tv-module tv-collapsed"
-    attrs = f' id="{p}-n-{slug}" class="{classes}" data-node="{_attr(box.id)}"'
+    attrs = f' id="{element_id(p, "n", box.id)}" class="{classes}" data-node="{_attr(box.id)}"'
     lines = _source_lines(node)
     if lines:
         attrs += f' data-source-lines="{lines}"'
@@ -198,7 +176,7 @@ def _node(box: Box, node: Mapping[str, Any], p: str, slug: str,
     return f"<g{attrs}>{title}{body}</g>"
 
 
-def _cluster(box: Box, node: Mapping[str, Any], p: str, slug: str,
+def _cluster(box: Box, node: Mapping[str, Any], p: str,
              source_href: Optional[Callable[[dict], Optional[str]]]) -> str:
     color = TONES["module"]["color"]
     rect = (f'<rect x="{_f(box.x)}" y="{_f(box.y)}" width="{_f(box.w)}" height="{_f(box.h)}" rx="8.0" '
@@ -215,7 +193,7 @@ def _cluster(box: Box, node: Mapping[str, Any], p: str, slug: str,
         head = f'<a href="{_attr(href)}">{head}</a>'
     lines = _source_lines(node)
     extra = f' data-source-lines="{lines}"' if lines else ""
-    return (f'<g id="{p}-c-{slug}" class="tv-cluster" data-node="{_attr(box.id)}"{extra}>'
+    return (f'<g id="{element_id(p, "c", box.id)}" class="tv-cluster" data-node="{_attr(box.id)}"{extra}>'
             f"<title>{_text('module ' + box.id)}</title>{rect}{head}</g>")
 
 
@@ -324,21 +302,19 @@ def graph_to_svg(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: st
     for a node's source line; such nodes become focusable links. ``markers`` numbers the boxes
     of a guided tour (see :func:`_markers`).
     """
-    if not _ID_RE.match(id_prefix):
-        raise ValueError(f"id_prefix must match {_ID_RE.pattern!r}: {id_prefix!r}")
+    check_prefix(id_prefix)
     p = id_prefix
     nodes = {str(n.get("id")): n for n in reversed(list(graph.get("layers") or ()))}
     legend, legend_h = _legend(max(layout.width, 360.0))
     width = max(layout.width, 360.0)
     height = layout.height + legend_h
-    slugs = _Slugs()
     clusters, body = [], []
     for box in layout.boxes:
         node = nodes.get(box.id, {"id": box.id, "kind": box.kind, "op": box.op})
         if box.is_cluster:
-            clusters.append(_cluster(box, node, p, slugs(box.id), source_href))
+            clusters.append(_cluster(box, node, p, source_href))
         else:
-            body.append(_node(box, node, p, slugs(box.id), source_href))
+            body.append(_node(box, node, p, source_href))
     paths, edge_labels = _edges(layout, p)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" id="{p}-svg" class="tv-graph" role="group" '

@@ -88,8 +88,9 @@ class RenderFigures(SphinxPostTransform):
             boxes = found.setdefault(tour["graph"], {})
             steps = [s for s in tour.children if isinstance(s, tensorviz_step)]
             for number, step in enumerate(steps, start=1):
-                if step["target"] in graph.node_ids:
-                    boxes.setdefault(graph.anchor(step["target"])[0], []).append([number, step["title"]])
+                node_id = graph.resolve(step["target"])
+                if node_id is not None:
+                    boxes.setdefault(graph.anchor(node_id)[0], []).append([number, step["title"]])
         return found
 
     def lesson_pages(self, store: ArtifactStore, ctx: RenderContext) -> None:
