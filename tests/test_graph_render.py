@@ -179,7 +179,9 @@ def test_root_accessibility_attributes(graph: dict) -> None:
     assert root.get("aria-labelledby") == "tv-g-title tv-g-desc"
     assert root.find(f"{SVG}title").get("id") == "tv-g-title"
     assert root.find(f"{SVG}desc").get("id") == "tv-g-desc"
-    assert root.get("viewBox", "").startswith("0 0 ") and root.get("width") == "100%"
+    # drawn at its natural size (1 user unit = 1 CSS px): text never shrinks below its font size
+    _, _, vb_w, vb_h = root.get("viewBox", "").split()
+    assert (root.get("width"), root.get("height")) == (vb_w, vb_h)
     legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "tv-legend")
     words = " ".join("".join(t.itertext()) for t in legend.iter(f"{SVG}text"))
     for word in ("input / output", "layer", "op", "parameter", "collapsed module", "open module"):

@@ -167,12 +167,13 @@ def _segments(view: GraphView, s: str, t: str) -> list[tuple[Optional[str], str,
     return hops
 
 
-def layout_graph(graph: Mapping[str, Any], *, depth: int = 2, expand: Collection[str] = ()) -> GraphLayout:
-    """Lay out ``graph`` (``layers`` + ``connections``) top to bottom; deterministic.
+def _local_graphs(view: GraphView) -> tuple[list[Optional[str]], dict[Optional[str], list[str]],
+                                           dict[Optional[str], dict[tuple[str, str], None]], list]:
+    """Each open module's local graph: its visible children, and the hops between them and its ports.
 
-    See the module docstring for what ``depth`` and ``expand`` open.
+    A module's hops do not depend on which of its child modules are open (an edge into a child
+    is the hop ``(u, child)`` either way): that is what lets the page compose module frames.
     """
-    view = build_view(graph, depth=depth, expand=expand)
     clusters: list[Optional[str]] = [None] + [n for n in view.visible if view.is_cluster(n)]
     members: dict[Optional[str], list[str]] = {c: [] for c in clusters}
     for node_id in view.visible:
@@ -184,6 +185,16 @@ def layout_graph(graph: Mapping[str, Any], *, depth: int = 2, expand: Collection
         for c, u, v in hops:
             local_pairs[c][(u, v)] = None
         edge_hops.append(hops)
+    return clusters, members, local_pairs, edge_hops
+
+
+def layout_graph(graph: Mapping[str, Any], *, depth: int = 2, expand: Collection[str] = ()) -> GraphLayout:
+    """Lay out ``graph`` (``layers`` + ``connections``) top to bottom; deterministic.
+
+    See the module docstring for what ``depth`` and ``expand`` open.
+    """
+    view = build_view(graph, depth=depth, expand=expand)
+    clusters, members, local_pairs, edge_hops = _local_graphs(view)
     texts = {n: node_text(view, n) for n in view.visible if not view.is_cluster(n)}
     size: dict[str, tuple[float, float]] = {n: leaf_size(*texts[n]) for n in texts}
     anchor: dict[str, tuple[float, float]] = {n: (w / 2, w / 2) for n, (w, _) in size.items()}
@@ -270,3 +281,53 @@ def _make_box(view: GraphView, k: str, texts: dict[str, tuple[str, str]], x: flo
                x=_r(x), y=_r(y), w=_r(w), h=_r(h), collapsed=is_module and not cluster,
                is_cluster=cluster, parent=view.parent[k], sublabel=sub, rank=rank,
                level=view.level[k], hidden_count=view.hidden_count.get(k, 0) if is_module else 0)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One module laid out on its own, its child modules collapsed, in its box's coordinates.
+
+    ``edges`` are the module's hops: between children, or from the in port / to the out port,
+    where ``source`` / ``target`` is the module itself. ``module`` is None for the top level.
+    """
+
+    module: Optional[str]
+    width: float
+    height: float
+    in_x: float
+    out_x: float
+    boxes: tuple[Box, ...]
+    edges: tuple[EdgeRoute, ...]
+
+
+def module_frames(graph: Mapping[str, Any]) -> dict[Optional[str], Frame]:
+    """Every module's own layout (and the top level's) with its child modules collapsed.
+
+    The same layered layout as :func:`layout_graph`, run once per module on the graph with every
+    module open but sized as if its children were closed; linear in the graph's size overall.
+    """
+    view = build_view(graph, depth=1 << 30)
+    clusters, members, local_pairs, edge_hops = _local_graphs(view)
+    texts = {n: node_text(view, n) for n in view.visible}
+    size = {n: leaf_size(*texts[n]) for n in texts}
+    anchor = {n: (w / 2, w / 2) for n, (w, _) in size.items()}
+    labels: dict[tuple[Optional[str], str, str], Optional[str]] = {}
+    for e, hops in zip(view.edges, edge_hops):
+        for hop in hops:
+            if hop[1] != _IN and not labels.get(hop):
+                labels[hop] = e.label
+    frames: dict[Optional[str], Frame] = {}
+    for c in clusters:
+        lay = _layout_cluster(view, c, members[c], local_pairs[c], size, anchor)
+        boxes = []
+        for i, k in enumerate(members[c]):
+            (w, h), (cx, cy) = size[k], lay.centers[i]
+            box = _make_box(view, k, texts, cx - w / 2, cy - h / 2, w, h, lay.ranks[i])
+            boxes.append(replace(box, collapsed=box.kind == "module", is_cluster=False))
+        edges = tuple(
+            EdgeRoute(c if u == _IN else u, c if v == _OUT else v,  # type: ignore[arg-type]
+                      tuple((_r(x), _r(y)) for x, y in pts), labels.get((c, u, v)))
+            for (u, v), pts in lay.routes.items()
+        )
+        frames[c] = Frame(c, _r(lay.width), _r(lay.height), _r(lay.in_x), _r(lay.out_x), tuple(boxes), edges)
+    return frames

@@ -8,7 +8,7 @@ located warning and a visible box on the page; the build goes on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,8 @@ from .tour import GraphOnPage, activations_figure, steps_figure
 class RenderContext:
     cache: RenderCache
     srcdir: Path
+    outdir: Path | None = None  #: where figures may write files next to the page (HTML only)
+    page: str = ""  #: the page's target URI, for relative links to those files
 
 
 PartsMaker = Callable[[dict[str, Any], dict[str, Any], str, RenderContext], FigureParts]
@@ -60,7 +62,10 @@ class RenderFigures(SphinxPostTransform):
     def run(self, **kwargs: Any) -> None:
         conf = settings(app_of(self.env))
         store = ArtifactStore(conf.store_dir, trusted_of(self.env))
-        ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir))
+        builder = self.builder
+        scripted = builder.format == "html" and not builder.name.startswith("epub")
+        ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir),
+                            Path(builder.outdir) if scripted else None, builder.get_target_uri(self.env.docname))
         graphs = self.graphs_on_page(store)
         markers = self.tour_markers(graphs)
         html = self.builder.format == "html"
@@ -128,7 +133,7 @@ class RenderFigures(SphinxPostTransform):
         # a graph's thumbnail is its top level only: a readable outline at thumbnail size
         render = {**request.render, "depth": 1} if request.directive == "tv-graph" else request.render
         key = digest({"thumbnail": request.renderer_hash, **render})
-        parts = RENDERERS[request.directive](artifact, render, key, ctx)
+        parts = RENDERERS[request.directive](artifact, render, key, replace(ctx, outdir=None))
         relative = write_thumbnail(parts.svg.replace(ID_TOKEN, f"preview-{request.content_hash[:8]}"),
                                    Path(builder.outdir), docname)
         return relative_uri(builder.get_target_uri(self.env.docname), relative)
