@@ -40,21 +40,40 @@
     var svg = figure.querySelector("svg.tv-graph");
     this.figure = figure;
     this.svg = svg;
-    this.items = {};   // data-node -> <g> (node or cluster)
     this.lines = {};   // line number -> <span class="tv-line">
-    this.edges = all(svg, "path.tv-edge");
     this.hovered = null;
     var self = this;
-    all(svg, "g.tv-node[data-node], g.tv-cluster[data-node]").forEach(function (g) {
-      var id = g.getAttribute("data-node");
-      if (!self.items[id] || g.classList.contains("tv-node")) { self.items[id] = g; }
-    });
+    this.collect();
     all(figure, ".tv-line[data-line]").forEach(function (span) {
       self.lines[span.getAttribute("data-line")] = span;
     });
     this.bindHighlight();
     this.addZoom();
+    this.addMinimap();
   }
+
+  // data-node -> <g> (node or cluster), and the edges: again whenever modules open or close.
+  Graph.prototype.collect = function () {
+    var self = this;
+    this.items = {};
+    this.edges = all(this.svg, "path.tv-edge");
+    all(this.svg, "g.tv-node[data-node], g.tv-cluster[data-node]").forEach(function (g) {
+      var id = g.getAttribute("data-node");
+      if (!self.items[id] || g.classList.contains("tv-node")) { self.items[id] = g; }
+    });
+  };
+
+  // The picture changed size (a module opened or closed): new items, new home view, same zoom bar.
+  Graph.prototype.refresh = function () {
+    this.hovered = null;
+    this.stepped = null;
+    this.collect();
+    var vb = this.svg.viewBox.baseVal;
+    this.home = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
+    this.set(vb.x, vb.y, vb.width, vb.height);
+    this.drawMinimap();
+    this.fitWidth();
+  };
 
   // The <g> a pointer or focus event is about: a node anywhere, a cluster only through its label link.
   Graph.prototype.itemFor = function (target) {
@@ -154,10 +173,23 @@
     button("reset", "Reset", "Reset zoom", function () { self.reset(); });
     this.zoomLevel = el("span", { "class": "tv-zoom-level", "aria-live": "polite" }, "100%");
     bar.appendChild(this.zoomLevel);
+    // A graph is drawn at its natural size (text stays readable) and scrolls; these two trade that
+    // for an overview (fit the column) or for room (the window's full width).
+    this.fitButton = button("fit", "Fit", "Fit the graph to the column", function () {
+      self.fit = !self.fit;
+      self.fitWidth();
+    });
+    this.fullButton = button("full", "Full width", "Use the full window width", function () {
+      self.full = !self.full;
+      self.fitWidth();
+    });
     bar.appendChild(el("span", { "class": "tv-zoom-hint" }, "Ctrl + wheel zooms; drag or arrow keys pan"));
     var box = svg.closest(".tv-scroll") || svg.parentNode;
     box.parentNode.insertBefore(bar, box);
     this.box = box;
+    this.bar = bar;
+    this.fitWidth();
+    window.addEventListener("resize", function () { self.fitWidth(); });
 
     svg.addEventListener("wheel", function (e) {
       if (!e.ctrlKey) { return; }
@@ -195,6 +227,112 @@
       e.preventDefault();
       self.set(self.view.x + step[0] * self.view.w * 0.15, self.view.y + step[1] * self.view.h * 0.15, self.view.w, self.view.h);
     });
+  };
+
+  // Fit / full width: the buttons show only when the graph is wider than its column.
+  Graph.prototype.fitWidth = function () {
+    if (!this.fitButton) { return; }
+    var box = this.box;
+    var natural = +this.svg.getAttribute("width") || 0;
+    box.style.marginLeft = "";
+    box.style.width = "";
+    box.style.maxWidth = "";
+    var column = box.clientWidth || natural;
+    var wide = natural > column + 1;
+    this.fitButton.hidden = !wide;
+    this.fullButton.hidden = !wide;
+    if (!wide) { this.fit = false; this.full = false; }
+    this.svg.classList.toggle("tv-fit", !!this.fit);
+    this.fitButton.setAttribute("aria-pressed", String(!!this.fit));
+    this.fullButton.setAttribute("aria-pressed", String(!!this.full));
+    this.figure.classList.toggle("tv-full-width", !!this.full);
+    if (this.full) {
+      var left = box.getBoundingClientRect().left;
+      var width = Math.min(natural + 24, (document.documentElement.clientWidth || window.innerWidth) - 16);
+      box.style.maxWidth = "none";
+      box.style.width = width + "px";
+      box.style.marginLeft = Math.min(0, 8 - left) + "px";
+    }
+    this.drawMinimap();
+  };
+
+  // ---- minimap: a tall graph gets a small overview in its toolbar; the frame shows what is on
+  // screen, a click scrolls there. Pointer only (aria-hidden): keyboard users have Tab and the outline.
+  Graph.prototype.addMinimap = function () {
+    if (!this.bar) { return; }
+    var self = this;
+    var map = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    map.setAttribute("class", "tv-minimap");
+    map.setAttribute("aria-hidden", "true");
+    map.setAttribute("focusable", "false");
+    this.bar.appendChild(map);
+    this.minimap = map;
+    map.addEventListener("click", function (e) {
+      var r = map.getBoundingClientRect();
+      var vb = map.viewBox.baseVal;
+      if (!r.width || !vb.width) { return; }
+      var x = vb.x + (e.clientX - r.left) / r.width * vb.width;
+      var y = vb.y + (e.clientY - r.top) / r.height * vb.height;
+      var s = self.svg.getBoundingClientRect();
+      var scale = s.width / self.view.w;
+      var px = s.left + (x - self.view.x) * scale;
+      var py = s.top + (y - self.view.y) * scale;
+      self.box.scrollLeft += px - (self.box.getBoundingClientRect().left + self.box.clientWidth / 2);
+      window.scrollBy(0, py - window.innerHeight / 2);
+    });
+    var pending = false;
+    function update() {
+      if (pending) { return; }
+      pending = true;
+      window.requestAnimationFrame(function () { pending = false; self.frameMinimap(); });
+    }
+    window.addEventListener("scroll", update, { passive: true });
+    this.box.addEventListener("scroll", update, { passive: true });
+    this.drawMinimap();
+  };
+
+  Graph.prototype.drawMinimap = function () {
+    var map = this.minimap;
+    if (!map) { return; }
+    var vb = this.svg.viewBox.baseVal;
+    var natural = +this.svg.getAttribute("height") || vb.height;
+    map.hidden = this.fit || natural < (window.innerHeight || 800) * 1.2;
+    if (map.hidden) { return; }
+    var home = this.home;
+    map.setAttribute("viewBox", [home.x, home.y, home.w, home.h].join(" "));
+    map.setAttribute("width", String(Math.max(24, Math.round(120 * home.w / home.h))));
+    map.setAttribute("height", "120");
+    var body = this.svg.querySelector("g.tv-body");
+    var offset = /translate\(\s*[-\d.]+[ ,]+([-\d.]+)/.exec(body ? body.getAttribute("transform") || "" : "");
+    var top = offset ? +offset[1] : 0;
+    var out = [];
+    all(this.svg, "g.tv-cluster > rect:first-of-type, g.tv-node rect.tv-shape").forEach(function (r) {
+      var g = r.closest("g.tv-node, g.tv-cluster");
+      var t = /translate\(([-\d.]+)[ ,]+([-\d.]+)\)/.exec(g.getAttribute("transform") || "") || [0, 0, 0];
+      out.push('<rect class="' + (g.classList.contains("tv-cluster") ? "tv-mini-cluster" : "tv-mini-node") + '" x="' +
+        (+r.getAttribute("x") + +t[1]) + '" y="' + (+r.getAttribute("y") + +t[2] + top) + '" width="' +
+        r.getAttribute("width") + '" height="' + r.getAttribute("height") + '"/>');
+    });
+    map.innerHTML = out.join("") + '<rect class="tv-mini-view"/>';
+    this.frameMinimap();
+  };
+
+  Graph.prototype.frameMinimap = function () {
+    var map = this.minimap;
+    if (!map || map.hidden) { return; }
+    var frame = map.querySelector(".tv-mini-view");
+    var s = this.svg.getBoundingClientRect();
+    var b = this.box.getBoundingClientRect();
+    if (!s.width) { return; }
+    var scale = this.view.w / s.width;
+    var left = Math.max(s.left, b.left);
+    var right = Math.min(s.right, b.right);
+    var top = Math.max(s.top, 0);
+    var bottom = Math.min(s.bottom, window.innerHeight);
+    frame.setAttribute("x", String(this.view.x + (left - s.left) * scale));
+    frame.setAttribute("y", String(this.view.y + (top - s.top) * scale));
+    frame.setAttribute("width", String(Math.max(0, right - left) * scale));
+    frame.setAttribute("height", String(Math.max(0, bottom - top) * scale));
   };
 
   Graph.prototype.zoomed = function () { return this.home && this.view.w < this.home.w - 1e-6; };
@@ -456,19 +594,21 @@
   });
 
   // ------------------------------------------------------------------------------------------------
-  // Expand and collapse modules in place. The build pre-draws the graph with each collapsed module
-  // opened (<template class="tv-graph-variant" data-expands="module">); the script swaps views.
+  // Open and close modules in place, any number at once, nested too (tensorviz-compose.js does the
+  // geometry; this part keeps the state, the controls, the keyboard and the focus).
 
-  function Expander(figure) {
+  function Composer(figure, data) {
     var self = this;
     this.figure = figure;
-    this.variants = {};
-    all(figure, "template.tv-graph-variant").forEach(function (t) {
-      self.variants[t.getAttribute("data-expands")] = t;
-    });
-    var svg = figure.querySelector("svg.tv-graph");
-    this.defaultMarkup = svg ? svg.outerHTML : "";
-    this.expanded = null;
+    this.svg = figure.querySelector("svg.tv-graph");
+    this.base = data.getAttribute("data-src");
+    this.key = data.getAttribute("data-key");
+    this.pristine = this.svg.querySelector("g.tv-body").innerHTML;
+    this.defaults = all(this.svg, "g.tv-cluster[data-node]").map(function (g) { return g.getAttribute("data-node"); });
+    this.open = {};
+    this.defaults.forEach(function (id) { self.open[id] = true; });
+    this.status = el("p", { "class": "tv-visually-hidden", "aria-live": "polite" });
+    figure.appendChild(this.status);
     this.decorate();
     figure.addEventListener("click", function (e) {
       var control = e.target.closest ? e.target.closest("[data-tv-toggle]") : null;
@@ -484,53 +624,80 @@
     });
   }
 
-  // Turn the module boxes of the current view into buttons that say what they do.
-  Expander.prototype.decorate = function () {
-    var self = this;
-    var svg = this.figure.querySelector("svg.tv-graph");
-    if (!svg) { return; }
+  // Module boxes become buttons whose name starts with what they show (axe: label-in-name).
+  Composer.prototype.decorate = function () {
     function control(g, id, expanded) {
       var target = g.querySelector("a") || g;
       if (target === g) { g.setAttribute("tabindex", "0"); }
+      var shown = all(g, "text").map(function (t) { return t.textContent; }).join(" ");
       target.setAttribute("role", "button");
       target.setAttribute("aria-expanded", expanded ? "true" : "false");
-      target.setAttribute("aria-label", (expanded ? "Collapse module " : "Expand module ") + id);
+      target.setAttribute("aria-label", shown + (expanded ? ": collapse module " : ": expand module ") + id);
       target.setAttribute("data-tv-toggle", id);
     }
-    all(svg, "g.tv-node.tv-collapsed[data-node]").forEach(function (g) {
-      var id = g.getAttribute("data-node");
-      if (self.variants[id]) { control(g, id, false); }
+    all(this.svg, "g.tv-node.tv-collapsed[data-node]").forEach(function (g) {
+      if (+g.getAttribute("data-hidden-count") > 0) { control(g, g.getAttribute("data-node"), false); }
     });
-    if (this.expanded) {
-      var open = svg.querySelector('g.tv-cluster[data-node="' + cssEscape(this.expanded) + '"]');
-      if (open) { control(open, this.expanded, true); }
-    }
+    all(this.svg, "g.tv-cluster[data-node]").forEach(function (g) { control(g, g.getAttribute("data-node"), true); });
   };
 
-  Expander.prototype.toggle = function (id) {
-    var opening = this.expanded !== id && !!this.variants[id];
-    var markup = opening ? this.variants[id].innerHTML : this.defaultMarkup;
-    this.expanded = opening ? id : null;
-    this.swap(markup);
-    var again = this.figure.querySelector('[data-tv-toggle="' + cssEscape(id) + '"]');
-    if (again) { again.focus(); }
+  Composer.prototype.toggle = function (id) {
+    var self = this;
+    if (this.busy) { return; }
+    if (this.open[id]) { delete this.open[id]; } else { this.open[id] = true; }
+    this.busy = true;
+    this.compose().then(function () {
+      self.busy = false;
+      var again = self.figure.querySelector('[data-tv-toggle="' + cssEscape(id) + '"]');
+      if (again) { again.focus(); }
+      self.status.textContent = (self.open[id] ? "Opened module " : "Closed module ") + id;
+    }, function (err) {
+      self.busy = false;
+      if (self.open[id]) { delete self.open[id]; } else { self.open[id] = true; }
+      self.status.textContent = "Could not open module " + id + ": " + err.message;
+    });
   };
 
-  Expander.prototype.swap = function (markup) {
-    var figure = this.figure;
-    var svg = figure.querySelector("svg.tv-graph");
-    var holder = svg.parentNode;
-    var box = svg.closest(".tv-scroll") || holder;
-    // a shallow copy of the scroll box drops the old view's listeners; its children move over
-    var fresh = box.cloneNode(false);
-    while (box.firstChild) { fresh.appendChild(box.firstChild); }
-    box.parentNode.replaceChild(fresh, box);
-    holder.innerHTML = markup;
-    var bar = figure.querySelector(".tv-zoom");
-    if (bar) { bar.parentNode.removeChild(bar); }
-    var key = figure.id;
-    graphs[key] = new Graph(figure);
-    this.decorate();
+  Composer.prototype.data = function (name) {
+    var C = window.tensorvizCompose;
+    var self = this;
+    return C.load(this.base, this.key, "index.js", "index.js").then(function (index) {
+      self.index = index;
+      var entry = name === "" ? [null, index.root] : index.modules[name];
+      if (!entry) { return Promise.reject(new Error("no layout data for " + name)); }
+      return C.load(self.base, self.key, entry[1], name);
+    });
+  };
+
+  // Draw the current set of open modules: from the build's picture when it keeps every module the
+  // build opened, else from the top-level frame; then open the rest, parents first.
+  Composer.prototype.compose = function () {
+    var C = window.tensorvizCompose;
+    var self = this;
+    var fromBuild = this.defaults.every(function (id) { return self.open[id]; });
+    var start = fromBuild ? Promise.resolve(null) : this.data("");
+    return start.then(function (rootFrame) {
+      var body = self.svg.querySelector("g.tv-body");
+      body.innerHTML = self.pristine;
+      var model = fromBuild ? C.fromSvg(self.svg) : C.fromFrame(rootFrame, "tvidtoken0", self.figure.id);
+      return self.openAll(model).then(function () {
+        C.render(self.svg, model);
+        self.decorate();
+        var graph = graphs[self.figure.id];
+        if (graph) { graph.refresh(); }
+      });
+    });
+  };
+
+  Composer.prototype.openAll = function (model) {
+    var C = window.tensorvizCompose;
+    var self = this;
+    var next = model.order.filter(function (id) { return self.open[id] && !model.items[id].cluster; })[0];
+    if (next === undefined) { return Promise.resolve(); }
+    return this.data(next).then(function (frame) {
+      C.open(model, next, frame, "tvidtoken0", self.figure.id);
+      return self.openAll(model);
+    });
   };
 
   function cssEscape(text) {
@@ -541,7 +708,8 @@
     all(document, "figure.tv-figure").forEach(function (figure, k) {
       if (!figure.querySelector("svg.tv-graph")) { return; }
       graphs[figure.id || "tv-figure-" + k] = new Graph(figure);
-      if (figure.id && figure.querySelector("template.tv-graph-variant")) { new Expander(figure); }
+      var data = figure.querySelector(".tv-graph-data[data-src]");
+      if (figure.id && data && window.tensorvizCompose) { new Composer(figure, data); }
     });
     all(document, "section.tv-steps, div.tv-steps").forEach(function (section) {
       var s = new Stepper(section);
