@@ -10,11 +10,9 @@ from typing import Any
 
 import pytest
 
-from browser_util import browser_missing, build_lessons, copy_lessons, launch
+from browser_util import axe_serious, browser_missing, build_lessons, copy_lessons, launch
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "")]
-
-SERIOUS = {"serious", "critical"}
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +31,6 @@ def _site(tmp_path_factory: pytest.TempPathFactory, theme: str | None) -> Path:
 
 
 def _violations(browser: Any, page_path: Path, dark: bool = False) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe
-
     context = browser.new_context(color_scheme="dark" if dark else "light")
     # offline: any request that leaves the file system (MathJax's CDN) is refused
     context.route("http*://**", lambda route: route.abort())
@@ -44,13 +40,9 @@ def _violations(browser: Any, page_path: Path, dark: bool = False) -> list[str]:
     if dark:
         page.evaluate("document.body.dataset.theme = 'dark'")
     page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-    results = Axe().run(page)
+    found = axe_serious(page)
     context.close()
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-        for v in results.response["violations"]
-        if v["impact"] in SERIOUS
-    ]
+    return found
 
 
 def test_axe_finds_no_serious_violations_on_any_page(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> None:

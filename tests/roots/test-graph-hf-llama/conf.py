@@ -9,3 +9,6 @@ extensions = ["myst_parser", "sphinx_tensorviz"]
 exclude_patterns = ["_build", "tensorviz_artifacts"]
 tensorviz_workers = 1
 tensorviz_timeout = 240
+# the course's fix for the default theme's too-light footer, so axe checks the whole page
+html_static_path = ["_static"]
+html_css_files = ["alabaster-contrast.css"]

@@ -196,7 +196,8 @@
       path.setAttribute("d", edgePath(e.pts));
       path.setAttribute("data-source", e.s);
       path.setAttribute("data-target", e.t);
-      if (e.arrow && arrow) { path.setAttribute("marker-end", arrow); }
+      var into = model.items[e.t];
+      if (e.arrow && arrow && !(into && into.cluster)) { path.setAttribute("marker-end", arrow); } // not at ports
       layers["tv-edges"].appendChild(path);
       e.pts.forEach(function (p) { right = Math.max(right, p[0]); bottom = Math.max(bottom, p[1]); });
     });

@@ -618,7 +618,7 @@
     });
     figure.addEventListener("keydown", function (e) {
       var control = e.target.closest ? e.target.closest("[data-tv-toggle]") : null;
-      if (!control || (e.key !== " " && !(e.key === "Enter" && control.tagName.toLowerCase() === "g"))) { return; }
+      if (!control || (e.key !== " " && !(e.key === "Enter" && control.tagName.toLowerCase() !== "a"))) { return; }
       e.preventDefault();
       self.toggle(control.getAttribute("data-tv-toggle"));
     });
@@ -626,10 +626,12 @@
 
   // Module boxes become buttons whose name starts with what they show (axe: label-in-name).
   Composer.prototype.decorate = function () {
+    // An open module's control is its title only: its box holds other controls.
     function control(g, id, expanded) {
-      var target = g.querySelector("a") || g;
-      if (target === g) { g.setAttribute("tabindex", "0"); }
-      var shown = all(g, "text").map(function (t) { return t.textContent; }).join(" ");
+      var target = g.querySelector("a") || (expanded ? g.querySelector("text") : g);
+      if (target.tagName.toLowerCase() !== "a") { target.setAttribute("tabindex", "0"); }
+      var shown = all(target, "text").concat(target.tagName.toLowerCase() === "text" ? [target] : [])
+        .map(function (t) { return t.textContent; }).join(" ");
       target.setAttribute("role", "button");
       target.setAttribute("aria-expanded", expanded ? "true" : "false");
       target.setAttribute("aria-label", shown + (expanded ? ": collapse module " : ": expand module ") + id);
