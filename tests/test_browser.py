@@ -205,7 +205,9 @@ def test_zoom_buttons_and_ctrl_wheel_change_the_viewbox(open_page: Any) -> None:
     home = [float(v) for v in svg.get_attribute("viewBox").split()]
     buttons = page.eval_on_selector_all("figure.tv-graph .tv-zoom button",
                                         "bs => bs.map(b => [b.tagName, b.type, b.getAttribute('aria-label')])")
-    assert [b[2] for b in buttons] == ["Zoom in", "Zoom out", "Reset zoom"]
+    assert [b[2] for b in buttons][:3] == ["Zoom in", "Zoom out", "Reset zoom"]
+    # Fit / full width (shown only when the graph is wider than its column)
+    assert [b[2] for b in buttons][3:] == ["Fit the graph to the column", "Use the full window width"]
     assert all(tag == "BUTTON" and kind == "button" for tag, kind, _ in buttons)
     # the toolbar sits above the svg
     assert page.evaluate("""() => {
@@ -393,7 +395,9 @@ def test_collapsed_module_expands_and_collapses_in_place(open_page: Any, site: P
     assert toggle.get_attribute("aria-expanded") == "false"
     assert toggle.get_attribute("role") == "button"
     toggle.click()
-    # the module's own ops are drawn now, and the same control says it can collapse again
+    # the module's layout loads (once, from its own small file), then its ops are drawn, and the
+    # same control says it can collapse again
+    page.wait_for_selector(f'{graph} [data-tv-toggle="{module}"][aria-expanded="true"]', state="attached", timeout=5000)
     assert page.locator(inside).count() >= 3
     reopened = page.locator(f'{graph} [data-tv-toggle="{module}"]')
     assert reopened.get_attribute("aria-expanded") == "true"
@@ -403,6 +407,7 @@ def test_collapsed_module_expands_and_collapses_in_place(open_page: Any, site: P
     assert "tv-hl" in (page.locator(inside).first.get_attribute("class") or "")
     # keyboard: Space on the focused control collapses it
     page.keyboard.press(" ")
+    page.wait_for_selector(f'{graph} [data-tv-toggle="{module}"][aria-expanded="false"]', state="attached", timeout=5000)
     assert page.locator(inside).count() == 0
     assert page.locator(f'{graph} [data-tv-toggle="{module}"]').get_attribute("aria-expanded") == "false"
     assert page.locator("figure.tv-graph .tv-zoom").count() == 1

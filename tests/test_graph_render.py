@@ -13,8 +13,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 from sphinx_tensorviz.render.diagram_svg import arc3_control, diagram_to_svg, edge_geometry
-from sphinx_tensorviz.render.graph_layout import build_view, layout_graph
+from sphinx_tensorviz.render.graph_frames import frame_files
+from sphinx_tensorviz.render.graph_layout import build_view, layout_graph, module_frames
 from sphinx_tensorviz.render.graph_svg import graph_outline, graph_to_svg
+from sphinx_tensorviz.render.ids import element_id, id_token
+from sphinx_tensorviz.render.tour import GraphOnPage
 
 SEEDS = ROOT / "tests" / "seeds"  # copies of ../shared/seeds, the documents our schema starts from
 SVG = "{http://www.w3.org/2000/svg}"
@@ -260,6 +263,105 @@ def test_outline_nesting_matches_parents(graph: dict) -> None:
     assert rope.children == () and "12 ops" in rope.text
     softmax = next(i for i in attention.children if i.id == "block.attention.softmax")
     assert "inputs: div@block.attention#0, python@block.attention#1" in softmax.text
+
+
+def test_outline_shares_the_figure_layout_and_names_real_ids(graph: dict) -> None:
+    layout = layout_graph(graph, depth=2)
+    assert graph_outline(graph, depth=2, layout=layout) == graph_outline(graph, depth=2)
+    items = graph_outline(graph, depth=2, layout=layout)
+    block = next(i for i in items if i.id == "block")
+    attention = next(i for i in block.children if i.id == "block.attention")
+    softmax = next(i for i in attention.children if i.id == "block.attention.softmax")
+    # an op drawn as "div #0" says the id a tour's :target: takes
+    div = next(i for i in attention.children if i.id == "div@block.attention#0")
+    assert div.text.startswith("div #0") and "id div@block.attention#0" in div.text
+    assert "id block.attention.softmax" in softmax.text  # drawn as "softmax" inside its module
+    lm_head = next(i for i in items if i.id == "lm_head")
+    assert ", id " not in lm_head.text  # drawn under its own id: nothing to add
+
+
+# ------------------------------------------------------------------------------------ element ids
+
+
+def _colliding() -> dict:
+    """Two nodes whose old slugs collided (``a.b`` and ``a-b`` both gave ``a-b``), and one with ``@#``."""
+    return {"layers": [
+        {"id": "x", "label": "x", "op": "Input", "kind": "input", "parent": None},
+        {"id": "a.b", "label": "a.b", "op": "Linear", "kind": "layer", "parent": None},
+        {"id": "a-b", "label": "a-b", "op": "Linear", "kind": "layer", "parent": None},
+        {"id": "mul@root#0", "label": "mul@root#0", "op": "torch.mul", "kind": "layer", "parent": None},
+    ], "connections": [{"id": "e1", "source": "x", "target": "a.b"}, {"id": "e2", "source": "a.b", "target": "a-b"},
+                       {"id": "e3", "source": "a-b", "target": "mul@root#0"}]}
+
+
+def test_element_ids_are_one_function_without_collisions() -> None:
+    g = _colliding()
+    ids = [n["id"] for n in g["layers"]]
+    assert len({id_token(i) for i in ids}) == len(ids)
+    assert id_token("a_b") != id_token("a__b") != id_token("a@b")
+    root = ET.fromstring(graph_to_svg(g, layout_graph(g), id_prefix="fig", title="t", desc="d"))
+    by_node = {el.get("data-node"): el.get("id") for el in root.iter(f"{SVG}g") if el.get("data-node")}
+    assert by_node["a-b"] != by_node["a.b"]
+    tour = GraphOnPage("fig", {"data": g}, 2, ())
+    for node_id in ids:
+        # the tour's link points at the element drawn for that very node
+        assert tour.anchor(node_id) == (node_id, by_node[node_id]) == (node_id, element_id("fig", "n", node_id))
+    panel = {"title": "d", "panel": {"nodes": [{"id": "a.b", "label": "1", "x": 1, "y": 1},
+                                               {"id": "a-b", "label": "2", "x": 3, "y": 1}], "edges": []}}
+    drawn = {el.get("data-node"): el.get("id") for el in ET.fromstring(diagram_to_svg(panel, id_prefix="d")).iter(f"{SVG}g")
+             if el.get("data-node")}
+    assert drawn == {"a.b": element_id("d", "n", "a.b"), "a-b": element_id("d", "n", "a-b")}
+
+
+def test_target_takes_an_id_or_a_unique_drawn_label(graph: dict) -> None:
+    tour = GraphOnPage("fig", {"data": graph}, 2, ())
+    assert tour.resolve("block.attention.softmax") == "block.attention.softmax"
+    assert tour.resolve("div@block.attention#0") == "div@block.attention#0"
+    labels = tour.drawn_labels
+    unique = next(label for label, ids in labels.items() if len(ids) == 1 and label != ids[0])
+    assert tour.resolve(unique) == labels[unique][0]
+    shared = next(label for label, ids in labels.items() if len(ids) > 1)
+    assert tour.resolve(shared) is None  # ambiguous: the author must give the id
+    assert tour.resolve("no such node") is None
+
+
+# ------------------------------------------------------------------------------ per-module frames
+
+
+def test_every_module_has_its_own_frame_with_children_collapsed(graph: dict) -> None:
+    frames = module_frames(graph)
+    view = build_view(graph, depth=99)
+    modules = {n for n in view.nodes if view.is_cluster(n)}
+    assert set(frames) == modules | {None}
+    for module, frame in frames.items():
+        assert [b.id for b in frame.boxes] == [n for n in view.visible if view.parent[n] == module]
+        for b in frame.boxes:
+            assert b.collapsed == (b.kind == "module") and not b.is_cluster
+            assert 0 <= b.x and b.x + b.w <= frame.width and 0 <= b.y and b.y + b.h <= frame.height
+        for i, a in enumerate(frame.boxes):
+            for b in frame.boxes[i + 1:]:
+                assert a.x + a.w <= b.x or b.x + b.w <= a.x or a.y + a.h <= b.y or b.y + b.h <= a.y, (a.id, b.id)
+        ends = {b.id for b in frame.boxes} | {module}
+        for e in frame.edges:
+            assert e.source in ends and e.target in ends and len(e.points) >= 2
+    # a module's frame is laid out exactly as the default view lays out that module when its
+    # children are collapsed: the picture the page composes matches the one the build would draw
+    rope = "block.attention.query_rope"
+    alone = layout_graph(graph, depth=0, expand=[rope])
+    cluster = alone.box(rope)
+    for b in frames[rope].boxes:
+        drawn = alone.box(b.id)
+        assert (round(drawn.x - cluster.x, 1), round(drawn.y - cluster.y, 1)) == (b.x, b.y)
+
+
+def test_frame_files_are_deterministic_and_name_every_module(graph: dict) -> None:
+    files = frame_files(graph, "k")
+    assert files == frame_files(copy.deepcopy(graph), "k")
+    index = json.loads(re.fullmatch(r'tensorvizData\("k","index.js",(.*)\);\n', files["index.js"], re.S).group(1))
+    assert set(index["modules"]) == {m for m in module_frames(graph) if m is not None}
+    assert set(files) == {"index.js", index["root"], *(f for _, f in index["modules"].values())}
+    for module, (_, name) in index["modules"].items():
+        assert files[name].startswith(f'tensorvizData("k",{json.dumps(module)},')
 
 
 # --------------------------------------------------------------------------------------- diagram

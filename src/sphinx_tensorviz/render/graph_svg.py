@@ -277,14 +277,17 @@ def _markers(layout: GraphLayout, markers: Mapping[str, Sequence[tuple[int, str]
     """
     out = []
     for box in layout.boxes:
+        circles = []
         for k, (number, step_title) in enumerate(markers.get(box.id, ())):
             cx, cy = box.x + box.w - 4 - 22 * k, box.y + (4 if box.is_cluster else 0)
-            out.append(
-                f'<g class="tv-step-marker" data-node="{_attr(box.id)}" data-step-number="{number}"><title>{_text(f"Step {number}: {step_title}")}'
+            circles.append(
+                f'<g class="tv-step-marker" data-step-number="{number}"><title>{_text(f"Step {number}: {step_title}")}'
                 f'</title><circle cx="{_f(cx)}" cy="{_f(cy)}" r="10" fill="#1f4e79" stroke="#ffffff" '
                 f'stroke-width="1.5"/><text x="{_f(cx)}" y="{_f(cy + 4.5)}" font-size="12" font-weight="700" '
                 f'text-anchor="middle" style="fill:#ffffff">{number}</text></g>'
             )
+        if circles:  # grouped by box, so the page script moves them with it
+            out.append(f'<g data-node="{_attr(box.id)}">{"".join(circles)}</g>')
     return "".join(out)
 
 

@@ -71,7 +71,7 @@
     Array.prototype.forEach.call(svg.querySelectorAll("text.tv-edge-label[data-source]"), function (el) {
       model.labels.push({ id: el.getAttribute("data-source"), el: el });
     });
-    Array.prototype.forEach.call(svg.querySelectorAll("g.tv-step-marker[data-node]"), function (el) {
+    Array.prototype.forEach.call(svg.querySelectorAll("g.tv-step-markers > g[data-node]"), function (el) {
       model.markers.push({ id: el.getAttribute("data-node"), el: el });
     });
     return model;
