@@ -506,3 +506,38 @@ def test_real_model_opens_three_modules_at_once_readable_by_keyboard_and_axe_cle
     assert page.locator(f'{GRAPH} g.tv-node[data-node="llama.model.layers.0"]').count() == 1
     context.close()
     assert not errors, f"JavaScript errors: {errors}"
+
+
+def test_big_graph_scrolls_fits_goes_full_width_and_has_a_minimap(browser: Any, hf_site: Path) -> None:
+    context = _context(browser, viewport={"width": 1024, "height": 700})
+    page = context.new_page()
+    page.goto((hf_site / HF_PAGE).as_uri())
+    page.wait_for_load_state("load")
+    sizes = """() => { const s = document.querySelector('figure.tv-graph svg.tv-graph');
+        const r = document.querySelector('figure.tv-graph .tv-scroll');
+        return {svg: s.getBoundingClientRect().width, natural: +s.getAttribute('width'), region: r.clientWidth,
+                scroll: r.scrollWidth, page: document.documentElement.scrollWidth,
+                viewport: document.documentElement.clientWidth}; }"""
+    start = page.evaluate(sizes)
+    assert start["svg"] == pytest.approx(start["natural"], abs=1)  # natural size: text stays readable
+    assert start["scroll"] > start["region"] and start["page"] <= start["viewport"]  # it scrolls in its region
+    # a graph taller than the window has a minimap; a click on it scrolls the page there
+    minimap = page.locator("figure.tv-graph .tv-minimap")
+    assert minimap.is_visible() and minimap.get_attribute("aria-hidden") == "true"
+    assert page.locator("figure.tv-graph .tv-minimap rect.tv-mini-node").count() >= 20
+    box = minimap.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.9)
+    assert page.evaluate("window.scrollY") > 500
+    page.evaluate("window.scrollTo(0, 0)")
+    fit = page.locator("figure.tv-graph .tv-zoom-fit")
+    fit.click()
+    assert fit.get_attribute("aria-pressed") == "true"
+    fitted = page.evaluate(sizes)
+    assert fitted["svg"] <= fitted["region"] + 1 and fitted["scroll"] <= fitted["region"] + 1
+    fit.click()
+    full = page.locator("figure.tv-graph .tv-zoom-full")
+    full.click()
+    assert full.get_attribute("aria-pressed") == "true"
+    wide = page.evaluate(sizes)
+    assert wide["region"] > start["region"] and wide["page"] <= wide["viewport"]
+    context.close()
