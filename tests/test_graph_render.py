@@ -417,3 +417,23 @@ def test_arc3_matches_matplotlib_convention() -> None:
     assert (cx, cy) == (-1.0, 1.0)
     cx, _ = arc3_control((0.0, 0.0), (0.0, 2.0), -0.5)
     assert cx == 1.0
+
+
+def test_a_warm_page_write_does_not_lay_the_graph_out_again(graph: dict, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SVG and the outline are cached per drawing; the layout runs only when one of them misses."""
+    from sphinx_tensorviz.render import graph as graph_module
+    from sphinx_tensorviz.render.cache import RenderCache
+    from sphinx_tensorviz.render.transform import RenderContext
+
+    calls: list[int] = []
+    real = graph_module.layout_graph
+    monkeypatch.setattr(graph_module, "layout_graph", lambda *a, **k: calls.append(1) or real(*a, **k))
+    artifact = {"contentHash": "0" * 64, "data": graph, "request": {"entry": "<inline>", "files": {}}}
+    ctx = RenderContext(RenderCache(tmp_path / "cache"), tmp_path, tmp_path / "html", "page.html")
+    first = graph_module.graph_parts(artifact, {"depth": 2}, "r" * 64, ctx)
+    assert calls == [1]  # one layout for the SVG and the outline together
+    second = graph_module.graph_parts(artifact, {"depth": 2}, "r" * 64, ctx)
+    assert calls == [1] and second.svg == first.svg  # warm: nothing laid out again
+    assert second.details[1].astext() == first.details[1].astext()  # the same outline, from the cache
+    assert (tmp_path / "html" / "_tensorviz" / "graphs").is_dir()  # module frames next to the page

@@ -6,7 +6,7 @@ at a time. Instead every module's own layout (:func:`.graph_layout.module_frames
 laid out by the one Python layout, child modules collapsed) is written next to the HTML as a small
 script file, with its boxes already drawn by the same functions as the static SVG. The page
 script loads a module's file when a reader opens it and composes it into the picture, moving the
-rest aside (``tensorviz.js``, "Composed views"). Nothing is loaded until a module is opened, so
+rest aside (``static/tensorviz/tensorviz-compose.js``). Nothing is loaded until a module is opened, so
 the page carries only what it draws by default.
 
 Files are JavaScript (``tensorvizData(key, name, payload)``), not JSON, because a script element
@@ -16,6 +16,8 @@ loads from ``file://`` pages too, where browsers refuse ``fetch``.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Optional
@@ -96,5 +98,9 @@ def write_frame_files(graph: Mapping[str, Any], key: str, outdir: Path,
         target.mkdir(parents=True, exist_ok=True)
         files = frame_files(graph, key, source_href)
         for name, text in sorted(files.items(), key=lambda item: item[0] == INDEX):  # index last
-            (target / name).write_text(text, "utf-8")
+            # atomic: parallel writers (sphinx -j) of the same key write the same bytes
+            fd, tmp = tempfile.mkstemp(dir=target, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, target / name)
     return folder

@@ -13,6 +13,18 @@
   "use strict";
 
   var NS = "http://www.w3.org/2000/svg";
+  var tv = window.tensorviz = window.tensorviz || {};
+
+  function all(root, selector) { return Array.prototype.slice.call(root.querySelectorAll(selector)); }
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text) { node.textContent = text; }
+    return node;
+  }
+  tv.all = all;
+  tv.el = el;
 
   function num(v) { return String(Math.round(v * 10) / 10); }
 
@@ -250,5 +262,118 @@
     });
   }
 
-  window.tensorvizCompose = { fromSvg: fromSvg, fromFrame: fromFrame, open: open, render: render, load: load };
+  var C = { fromSvg: fromSvg, fromFrame: fromFrame, open: open, render: render, load: load };
+
+  // ------------------------------------------------------------------------------------------------
+  // Open and close modules in place, any number at once, nested too (tensorviz-compose.js does the
+  // geometry; this part keeps the state, the controls, the keyboard and the focus).
+
+  function Composer(figure, data) {
+    var self = this;
+    this.figure = figure;
+    this.svg = figure.querySelector("svg.tv-graph");
+    this.base = data.getAttribute("data-src");
+    this.key = data.getAttribute("data-key");
+    this.pristine = this.svg.querySelector("g.tv-body").innerHTML;
+    this.defaults = all(this.svg, "g.tv-cluster[data-node]").map(function (g) { return g.getAttribute("data-node"); });
+    this.open = {};
+    this.defaults.forEach(function (id) { self.open[id] = true; });
+    this.status = el("p", { "class": "tv-visually-hidden", "aria-live": "polite" });
+    figure.appendChild(this.status);
+    this.decorate();
+    figure.addEventListener("click", function (e) {
+      var control = e.target.closest ? e.target.closest("[data-tv-toggle]") : null;
+      if (!control || !figure.contains(control)) { return; }
+      e.preventDefault();
+      self.toggle(control.getAttribute("data-tv-toggle"));
+    });
+    figure.addEventListener("keydown", function (e) {
+      var control = e.target.closest ? e.target.closest("[data-tv-toggle]") : null;
+      if (!control || (e.key !== " " && !(e.key === "Enter" && control.tagName.toLowerCase() !== "a"))) { return; }
+      e.preventDefault();
+      self.toggle(control.getAttribute("data-tv-toggle"));
+    });
+  }
+
+  // Module boxes become buttons whose name starts with what they show (axe: label-in-name).
+  Composer.prototype.decorate = function () {
+    // An open module's control is its title only: its box holds other controls.
+    function control(g, id, expanded) {
+      var target = g.querySelector("a") || (expanded ? g.querySelector("text") : g);
+      if (target.tagName.toLowerCase() !== "a") { target.setAttribute("tabindex", "0"); }
+      var shown = all(target, "text").concat(target.tagName.toLowerCase() === "text" ? [target] : [])
+        .map(function (t) { return t.textContent; }).join(" ");
+      target.setAttribute("role", "button");
+      target.setAttribute("aria-expanded", expanded ? "true" : "false");
+      target.setAttribute("aria-label", shown + (expanded ? ": collapse module " : ": expand module ") + id);
+      target.setAttribute("data-tv-toggle", id);
+    }
+    all(this.svg, "g.tv-node.tv-collapsed[data-node]").forEach(function (g) {
+      if (+g.getAttribute("data-hidden-count") > 0) { control(g, g.getAttribute("data-node"), false); }
+    });
+    all(this.svg, "g.tv-cluster[data-node]").forEach(function (g) { control(g, g.getAttribute("data-node"), true); });
+  };
+
+  Composer.prototype.toggle = function (id) {
+    var self = this;
+    if (this.busy) { return; }
+    if (this.open[id]) { delete this.open[id]; } else { this.open[id] = true; }
+    this.busy = true;
+    this.compose().then(function () {
+      self.busy = false;
+      var again = self.figure.querySelector('[data-tv-toggle="' + cssEscape(id) + '"]');
+      if (again) { again.focus(); }
+      self.status.textContent = (self.open[id] ? "Opened module " : "Closed module ") + id;
+    }, function (err) {
+      self.busy = false;
+      if (self.open[id]) { delete self.open[id]; } else { self.open[id] = true; }
+      self.status.textContent = "Could not open module " + id + ": " + err.message;
+    });
+  };
+
+  Composer.prototype.data = function (name) {
+    var self = this;
+    return C.load(this.base, this.key, "index.js", "index.js").then(function (index) {
+      self.index = index;
+      var entry = name === "" ? [null, index.root] : index.modules[name];
+      if (!entry) { return Promise.reject(new Error("no layout data for " + name)); }
+      return C.load(self.base, self.key, entry[1], name);
+    });
+  };
+
+  // Draw the current set of open modules: from the build's picture when it keeps every module the
+  // build opened, else from the top-level frame; then open the rest, parents first.
+  Composer.prototype.compose = function () {
+    var self = this;
+    var fromBuild = this.defaults.every(function (id) { return self.open[id]; });
+    var start = fromBuild ? Promise.resolve(null) : this.data("");
+    return start.then(function (rootFrame) {
+      var body = self.svg.querySelector("g.tv-body");
+      body.innerHTML = self.pristine;
+      var model = fromBuild ? C.fromSvg(self.svg) : C.fromFrame(rootFrame, "tvidtoken0", self.figure.id);
+      return self.openAll(model).then(function () {
+        C.render(self.svg, model);
+        self.decorate();
+        var graph = window.tensorviz.graphs[self.figure.id];
+        if (graph) { graph.refresh(); }
+      });
+    });
+  };
+
+  Composer.prototype.openAll = function (model) {
+    var self = this;
+    var next = model.order.filter(function (id) { return self.open[id] && !model.items[id].cluster; })[0];
+    if (next === undefined) { return Promise.resolve(); }
+    return this.data(next).then(function (frame) {
+      C.open(model, next, frame, "tvidtoken0", self.figure.id);
+      return self.openAll(model);
+    });
+  };
+
+  function cssEscape(text) {
+    return window.CSS && CSS.escape ? CSS.escape(text) : String(text).replace(/["\\]/g, "\\$&");
+  }
+
+  tv.compose = C;
+  tv.Composer = Composer;
 })();
