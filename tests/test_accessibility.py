@@ -59,3 +59,19 @@ def test_axe_finds_no_serious_violations_in_furo_dark_mode(browser: Any, tmp_pat
     problems = {name: found for name in ("llama-decoder.html", "positions.html", "index.html")
                 if (found := _violations(browser, site / name, dark=True))}
     assert problems == {}
+
+
+def test_axe_finds_no_serious_violations_on_a_real_model_graph_drawn_deep(
+        browser: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A transformers Llama drawn four levels deep: dozens of module buttons, library-code nodes."""
+    pytest.importorskip("transformers")
+    from conftest import copy_root
+
+    base = tmp_path_factory.mktemp("a11y-hf")
+    src = copy_root("graph-hf-llama", base / "src")
+    page = src / "index.md"
+    page.write_text(page.read_text("utf-8").replace(":depth: 3", ":depth: 4"), "utf-8")
+    site = build_lessons(src, base / "html", tensorviz_execution_mode="auto")
+    html = (site / "index.html").read_text("utf-8")
+    assert html.count('class="tv-node tv-kind-module') >= 2  # collapsed modules: buttons to check
+    assert _violations(browser, site / "index.html") == []

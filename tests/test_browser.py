@@ -541,3 +541,13 @@ def test_big_graph_scrolls_fits_goes_full_width_and_has_a_minimap(browser: Any, 
     wide = page.evaluate(sizes)
     assert wide["region"] > start["region"] and wide["page"] <= wide["viewport"]
     context.close()
+
+
+def test_tour_targets_take_an_id_or_the_label_as_drawn(hf_site: Path) -> None:
+    html = (hf_site / HF_PAGE).read_text("utf-8")
+    steps = dict(re.findall(r'data-step="([^"]+)" data-target="([^"]+)"', html))
+    assert steps == {"by-id": "llama.model.layers.0.self_attn", "by-label": "llama.model.embed_tokens",
+                     "by-op-label": "arange@llama.model#0"}
+    ids = set(re.findall(r' id="([^"]+)"', html))
+    targets = re.findall(r'<a class="tv-step-link[^"]*" href="#([^"]+)"', html)
+    assert len(targets) == 3 and all(t in ids for t in targets)  # each step links to a drawn element
