@@ -437,3 +437,19 @@ def test_a_warm_page_write_does_not_lay_the_graph_out_again(graph: dict, tmp_pat
     assert calls == [1] and second.svg == first.svg  # warm: nothing laid out again
     assert second.details[1].astext() == first.details[1].astext()  # the same outline, from the cache
     assert (tmp_path / "html" / "_tensorviz" / "graphs").is_dir()  # module frames next to the page
+
+
+def test_an_ambiguous_or_unknown_target_warns_with_the_candidates(graph: dict, caplog: pytest.LogCaptureFixture) -> None:
+    from sphinx_tensorviz.render.tour import resolve_target
+
+    tour = GraphOnPage("fig", {"data": graph}, 2, ())
+    shared = next(label for label, ids in tour.drawn_labels.items() if len(ids) > 1)
+    with caplog.at_level("WARNING"):
+        assert resolve_target(tour, shared, None, "step 'x': target") is None
+        assert resolve_target(tour, "block.atention", None, "step 'y': target") is None
+        assert resolve_target(tour, "block.attention", None, "step 'z': target") == "block.attention"
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 2
+    assert f"is the label of {len(tour.drawn_labels[shared])} nodes" in messages[0]
+    assert tour.drawn_labels[shared][0] in messages[0]
+    assert "closest: block.attention" in messages[1]
