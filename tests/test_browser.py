@@ -551,3 +551,19 @@ def test_tour_targets_take_an_id_or_the_label_as_drawn(hf_site: Path) -> None:
     ids = set(re.findall(r' id="([^"]+)"', html))
     targets = re.findall(r'<a class="tv-step-link[^"]*" href="#([^"]+)"', html)
     assert len(targets) == 3 and all(t in ids for t in targets)  # each step links to a drawn element
+
+
+def test_without_javascript_a_big_graph_keeps_its_size_and_scrolls(browser: Any, hf_site: Path) -> None:
+    context = _context(browser, java_script_enabled=False, viewport={"width": 1024, "height": 700})
+    page = context.new_page()
+    page.goto((hf_site / HF_PAGE).as_uri())
+    page.wait_for_load_state("load")
+    found = page.evaluate("""() => { const s = document.querySelector('figure.tv-graph svg.tv-graph');
+        const r = s.closest('.tv-scroll');
+        const scale = s.getBoundingClientRect().width / s.viewBox.baseVal.width;
+        const px = [...s.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+        return {minText: Math.min(...px), scrolls: r.scrollWidth > r.clientWidth, focusable: r.tabIndex === 0,
+                page: document.documentElement.scrollWidth <= document.documentElement.clientWidth}; }""")
+    context.close()
+    assert found["scrolls"] and found["focusable"] and found["page"]  # scrolls in its own region
+    assert found["minText"] >= 11

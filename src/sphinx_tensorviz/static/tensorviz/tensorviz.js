@@ -106,7 +106,9 @@
         var reveal = graph.figure.querySelector("details.tv-reveal");
         if (reveal && !reveal.open) { reveal.open = true; }
       }
-      graph.stepTarget(li.getAttribute("data-visible") || li.getAttribute("data-target"));
+      // the node itself once a reader has opened its module, else the box that holds it
+      var target = li.getAttribute("data-target");
+      graph.stepTarget(target && graph.items[target] ? target : li.getAttribute("data-visible") || target);
     };
     if (reducedMotion() || !user) { apply(); } else { this.timer = setTimeout(apply, 150); }
   };
