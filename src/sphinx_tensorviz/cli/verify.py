@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         locations = {h: project.location(request) for h, (request, _) in chosen.items()}
         project.status.open = True  # the progress bar
         outcomes = run_jobs(
-            {h: job_for(request, env) for h, (request, _) in chosen.items()},
+            {h: job for h, (request, _) in chosen.items() if (job := job_for(request, env)) is not None},
             RunSettings(conf.timeout, conf.workers, conf.device, conf.memory_limit_mb, conf.python),
             progress=lambda items, n: status_iterator(items, "tensorviz: verifying... ", "darkgreen", n,
                                                       project.app.verbosity,

@@ -135,7 +135,7 @@ def _checked_result(result: Any) -> dict[str, Any]:
         raise ValueError("not a result document")
     if result["ok"]:
         data, environment = result.get("data"), result.get("environment")
-        if not isinstance(data, dict) or data.get("kind") not in ("heatmap", "graph"):
+        if not isinstance(data, dict) or data.get("kind") not in ("heatmap", "graph", "sweep-check"):
             raise ValueError("no data of a known kind")
         if not isinstance(environment, dict) or not all(isinstance(environment.get(k), str)
                                                         for k in ("backend", "python", "framework")):

@@ -27,6 +27,7 @@ import numpy as np
 from .determinism import describe_environment, seed_everything
 from .graph_run import run_checks, run_graph
 from .results import BadResult, heatmap_data
+from .sweep_check import SWEEP_CHECK, run_sweep_check
 
 
 def run_heatmap(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
@@ -43,6 +44,7 @@ def run_heatmap(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]
 RUNNERS: dict[str, Callable[[types.ModuleType, dict[str, Any]], dict[str, Any]]] = {
     "tv-heatmap": run_heatmap,
     "tv-graph": run_graph,
+    SWEEP_CHECK: run_sweep_check,
 }
 
 

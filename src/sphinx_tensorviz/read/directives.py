@@ -26,6 +26,7 @@ from . import options as opt
 from .collector import add_request
 from .nodes import tensorviz_figure
 from .sources import SourceError, local_imports, resolve_inside
+from .sweep import build_sweep, sweep_option
 
 Converter = Callable[[str | None], Any]
 
@@ -93,8 +94,18 @@ class ExecutedDirective(SphinxDirective):
         except (ValueError, SourceError) as exc:
             subtype = Subtype.source if isinstance(exc, SourceError) else Subtype.option
             return [self.problem(str(exc), subtype)]
-        add_request(self.env, request)
-        return [self.figure_node(values, request=request)]
+        if "sweep" not in values:
+            if "sweep-checks" in values:
+                return [self.problem(":sweep-checks: needs a :sweep:", Subtype.option)]
+            add_request(self.env, request)
+            return [self.figure_node(values, request=request)]
+        try:
+            sweep = build_sweep(request, values["sweep"], values.get("sweep-checks"))
+        except ValueError as exc:
+            return [self.problem(f":sweep: {exc}", Subtype.option)]
+        for each in sweep.requests():
+            add_request(self.env, each)
+        return [self.figure_node(values, request=sweep.points[0].request, sweep=sweep)]
 
     def figure_node(self, values: dict[str, Any], **attributes: Any) -> tensorviz_figure:
         """The placeholder node, with its page-unique id, classes, source line and ``:name:``."""
@@ -190,6 +201,8 @@ class HeatmapDirective(ExecutedDirective):
         "diverging": directives.flag,
         "colormap": opt.colormap,
         "checks": opt.name_list,
+        "sweep": sweep_option,
+        "sweep-checks": opt.name_list,
     }
     result_options = ("rows", "columns", "unit", "diverging", "checks")
     render_options = (*ExecutedDirective.render_options, "colormap")

@@ -14,7 +14,7 @@ from pathlib import Path
 from docutils import nodes
 
 from .html_nodes import scroll_region, tv_html_caption, tv_html_figure, tv_html_reveal, tv_html_scroll
-from .latex import tv_latex_graphic
+from .latex import tv_latex_graphic, tv_latex_grid
 from .parts import FigureParts
 from .svg import ID_TOKEN
 
@@ -68,7 +68,13 @@ def latex_figure(parts: FigureParts, outdir: Path, filename: str, prediction: st
     box = nodes.container(classes=["tv-figure"])
     if prediction:
         box += prediction_node(prediction)
-    if parts.draw_pdf is not None:
+    if parts.pdf_grid:
+        names = [f"{Path(filename).stem}-{n}.pdf" for n in range(len(parts.pdf_grid))]
+        for name, (_caption, draw) in zip(names, parts.pdf_grid):
+            if not (outdir / name).exists():
+                draw(outdir / name)
+        box += tv_latex_grid(filenames=names, captions=[caption for caption, _ in parts.pdf_grid])
+    elif parts.draw_pdf is not None:
         target = outdir / filename
         if not target.exists():
             parts.draw_pdf(target)

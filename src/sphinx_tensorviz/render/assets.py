@@ -33,3 +33,4 @@ def link_assets(app: Sphinx, pagename: str, templatename: str, context: dict[str
         app.add_js_file("tensorviz/tensorviz-compose.js", loading_method="defer")
         app.add_js_file("tensorviz/tensorviz-graph.js", loading_method="defer")
         app.add_js_file("tensorviz/tensorviz.js", loading_method="defer")
+        app.add_js_file("tensorviz/tensorviz-explore.js", loading_method="defer")  # sweeps and choices

@@ -21,6 +21,7 @@ from ..execute.request import ExecutionRequest
 from ..read.collector import lessons_of, trusted_of
 from ..read.lesson_directive import tensorviz_catalogue, tensorviz_lesson
 from ..read.nodes import tensorviz_figure
+from ..read.sweep import Sweep
 from ..read.steps_directive import tensorviz_activations, tensorviz_step, tensorviz_steps
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.hashing import digest
@@ -33,6 +34,7 @@ from .graph import diagram_footer, diagram_parts, graph_parts
 from .heatmap import heatmap_parts
 from .lesson import catalogue, lesson_footer, lesson_header, write_thumbnail
 from .parts import FigureParts
+from .sweep import sweep_parts
 from .svg import ID_TOKEN
 from .tour import GraphOnPage, activations_figure, steps_figure
 
@@ -170,6 +172,8 @@ class RenderFigures(SphinxPostTransform):
             parts = diagram_parts(node["diagram"], render, ctx.cache)
             return self.layout(node, parts, render.get("prediction") or node["diagram"].get("prediction"),
                                diagram_footer(node["diagram"]), "tv-diagram", f"diagram-{node['figure_id']}")
+        if node.get("sweep") is not None:
+            return self.swept(node, node["sweep"], store, ctx, mode)
         found = store.read_artifact(request.content_hash)
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
@@ -189,6 +193,30 @@ class RenderFigures(SphinxPostTransform):
                      + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
         return self.layout(node, parts, request.render.get("prediction"), provenance_line(found),
                            request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
+
+    def swept(self, node: tensorviz_figure, sweep: Sweep, store: ArtifactStore, ctx: RenderContext,
+              mode: str) -> nodes.Node:
+        """A figure with ``:sweep:``: every point's artifact, and the cross-sweep check's."""
+        artifacts = []
+        for point in sweep.points:
+            found = store.read_artifact(point.request.content_hash)
+            if not isinstance(found, dict):
+                return self.missing(node, point.request, store, mode, found)
+            artifacts.append(found)
+        check, problem = None, None
+        if sweep.check is not None:
+            found = store.read_artifact(sweep.check.content_hash)
+            if isinstance(found, dict):
+                check = found
+            else:  # warns like a missing figure; the points are still shown
+                problem = self.missing(node, sweep.check, store, mode, found).astext()
+        rendering = sweep_parts(sweep, artifacts, check, problem, ctx)
+        for message, subtype in rendering.warnings:
+            warn(message, subtype, location=node)
+        first = sweep.points[0].request
+        footer = f"{len(artifacts)} recorded runs, one per point. First: {provenance_line(artifacts[0])}"
+        key = digest({"points": [p.request.content_hash for p in sweep.points], "renderer": first.renderer_hash})
+        return self.layout(node, rendering.parts, first.render.get("prediction"), footer, first.directive, key[:24])
 
     def layout(self, node: tensorviz_figure, parts: FigureParts, prediction: str | None, footer: str,
                kind: str, key: str) -> nodes.Node:
