@@ -23,6 +23,7 @@ from ..execute.request import INLINE, ExecutionRequest
 from ..store.hashing import sha256_text
 from ..warnings_ import Subtype, warn
 from . import options as opt
+from .choices import choices_option, merge_choices
 from .collector import add_request
 from .nodes import tensorviz_figure
 from .sources import SourceError, local_imports, resolve_inside
@@ -39,6 +40,8 @@ COMMON_OPTIONS: dict[str, Converter] = {
     "inputs": opt.yaml_mapping,
     "title": opt.text,
     "prediction": opt.text,
+    "choices": choices_option,
+    "choices-check": opt.python_name,
     "alt": opt.text,
     "description": opt.text,
     "lesson": opt.text,
@@ -76,7 +79,8 @@ class ExecutedDirective(SphinxDirective):
     #: options that change the result (hashed with the code)
     result_options: ClassVar[tuple[str, ...]] = ()
     #: options that change only the picture (renderer hash)
-    render_options: ClassVar[tuple[str, ...]] = ("title", "prediction", "alt", "description")
+    render_options: ClassVar[tuple[str, ...]] = ("title", "prediction", "choices", "choices-check", "alt",
+                                                 "description")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -124,6 +128,7 @@ class ExecutedDirective(SphinxDirective):
                 values[name] = specs[name](raw)
             except ValueError as exc:
                 raise ValueError(f":{name}: {exc}") from None
+        merge_choices(values)
         return values
 
     def problem(self, message: str, subtype: Subtype) -> nodes.Element:

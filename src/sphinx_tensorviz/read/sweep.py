@@ -111,7 +111,7 @@ def build_sweep(base: ExecutionRequest, parameters: dict[str, list[Any]],
     inputs = base.inputs if isinstance(base.inputs, dict) else {}
     clash = sorted(set(parameters) & set(inputs))
     if clash:
-        raise ValueError(f":sweep: and :inputs: both set {', '.join(clash)}; give it in one place")
+        raise ValueError(f"{', '.join(clash)} is also set in :inputs:; give each value in one place")
     names = list(parameters)
     points = tuple(
         SweepPoint(dict(zip(names, combo)), replace(base, inputs={**inputs, **dict(zip(names, combo))}))

@@ -26,7 +26,8 @@ from ..read.steps_directive import tensorviz_activations, tensorviz_step, tensor
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.hashing import digest
 from ..warnings_ import Subtype, warn
-from .assemble import html_figure, latex_figure, plain_figure
+from .assemble import Prompt, html_figure, latex_figure, plain_figure
+from .choices import confirmation_of
 from .cache import RenderCache
 from .downloads import downloads_list, write_downloads
 from .footer import provenance_line
@@ -170,7 +171,8 @@ class RenderFigures(SphinxPostTransform):
         if request is None:  # an authored diagram: nothing was executed
             render = node["render"]
             parts = diagram_parts(node["diagram"], render, ctx.cache)
-            return self.layout(node, parts, render.get("prediction") or node["diagram"].get("prediction"),
+            return self.layout(node, parts, self.prompt(node, {"prediction": node["diagram"].get("prediction"),
+                                                               **render}, None),
                                diagram_footer(node["diagram"]), "tv-diagram", f"diagram-{node['figure_id']}")
         if node.get("sweep") is not None:
             return self.swept(node, node["sweep"], store, ctx, mode)
@@ -191,7 +193,8 @@ class RenderFigures(SphinxPostTransform):
             if not check["passed"]:
                 warn(f"{request.directive}: claim failed: {check['description']}"
                      + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
-        return self.layout(node, parts, request.render.get("prediction"), provenance_line(found),
+        return self.layout(node, parts, self.prompt(node, request.render, found.get("checks", [])),
+                           provenance_line(found),
                            request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
 
     def swept(self, node: tensorviz_figure, sweep: Sweep, store: ArtifactStore, ctx: RenderContext,
@@ -216,18 +219,27 @@ class RenderFigures(SphinxPostTransform):
         first = sweep.points[0].request
         footer = f"{len(artifacts)} recorded runs, one per point. First: {provenance_line(artifacts[0])}"
         key = digest({"points": [p.request.content_hash for p in sweep.points], "renderer": first.renderer_hash})
-        return self.layout(node, rendering.parts, first.render.get("prediction"), footer, first.directive, key[:24])
+        prompt = self.prompt(node, first.render, check["checks"] if check else None)
+        return self.layout(node, rendering.parts, prompt, footer, first.directive, key[:24])
 
-    def layout(self, node: tensorviz_figure, parts: FigureParts, prediction: str | None, footer: str,
+    def prompt(self, node: tensorviz_figure, render: dict[str, Any], checks: list[dict[str, Any]] | None) -> Prompt:
+        """The question before the figure; warns when ``:choices-check:`` does not confirm the marked answer."""
+        confirmation, problem = confirmation_of(render.get("choices-check"), checks or [])
+        if problem and checks is not None:
+            warn(f"{node['request'].directive if node['request'] else 'tv-graph'}: {problem}", Subtype.claim,
+                 location=node)
+        return Prompt(render.get("prediction"), render.get("choices"), confirmation)
+
+    def layout(self, node: tensorviz_figure, parts: FigureParts, prompt: Prompt, footer: str,
                kind: str, key: str) -> nodes.Node:
         """Place the parts for the current builder's format."""
         fmt = self.builder.format
         if fmt == "html":
-            figure = html_figure(parts, node["figure_id"], [*node["classes"], kind], prediction, footer)
+            figure = html_figure(parts, node["figure_id"], [*node["classes"], kind], prompt, footer)
         elif fmt == "latex":
-            figure = latex_figure(parts, Path(self.builder.outdir), f"tensorviz-{key}.pdf", prediction, footer)
+            figure = latex_figure(parts, Path(self.builder.outdir), f"tensorviz-{key}.pdf", prompt, footer)
         else:
-            figure = plain_figure(parts, prediction, footer)
+            figure = plain_figure(parts, prompt, footer)
         figure["ids"] = [node["figure_id"], *node["ids"]]
         figure["names"] = node["names"]
         for number, table in enumerate(figure.findall(nodes.table)):

@@ -37,8 +37,74 @@
     show();
   }
 
+  /* ---- committed predictions: pick, commit, then reveal and compare ---- */
+  var STORE_PREFIX = "tensorviz-choice:";
+
+  function remembered(key) {
+    try { return window.localStorage.getItem(key); } catch (e) { return null; }
+  }
+
+  function remember(key, value) {
+    try { window.localStorage.setItem(key, value); } catch (e) { /* private mode: not kept */ }
+  }
+
+  function setUpChoices(form) {
+    var figure = form.closest("figure");
+    if (!figure) return;
+    var reveal = figure.querySelector("details.tv-reveal");
+    var list = figure.querySelector(".tv-choice-list");
+    var result = form.querySelector(".tv-choice-result");
+    var button = form.querySelector(".tv-commit");
+    var radios = Array.prototype.slice.call(form.querySelectorAll('input[type="radio"]'));
+    var answer = Number(form.getAttribute("data-tv-answer"));
+    var key = STORE_PREFIX + figure.id;
+    var summary = reveal ? reveal.querySelector("summary") : null;
+
+    function labelOf(index) {
+      var label = form.querySelector('label[for="' + radios[index].id + '"]');
+      return label ? label.textContent : String(index + 1);
+    }
+
+    function commit(index, focus) {
+      radios[index].checked = true;
+      var matched = index === answer;
+      result.textContent = "You predicted " + labelOf(index) + ". " + (matched
+        ? "That matches the recorded result."
+        : "The recorded result supports " + labelOf(answer) + " instead.");
+      result.classList.toggle("tv-choice-matched", matched);
+      result.classList.toggle("tv-choice-missed", !matched);
+      figure.querySelectorAll(".tv-choice-why").forEach(function (item, k) {
+        item.classList.toggle("tv-choice-picked", k === index);
+      });
+      if (summary) summary.hidden = false;
+      if (reveal) reveal.open = true;
+      button.textContent = "Prediction committed: figure revealed";
+      if (focus && summary) summary.focus();
+    }
+
+    function update() {
+      button.disabled = !radios.some(function (radio) { return radio.checked; });
+    }
+
+    radios.forEach(function (radio) { radio.addEventListener("change", update); });
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var picked = radios.findIndex(function (radio) { return radio.checked; });
+      if (picked < 0) return;
+      remember(key, String(picked));
+      commit(picked, false);
+    });
+    if (list) list.hidden = true;
+    form.hidden = false;
+    if (summary && reveal && !reveal.open) summary.hidden = true;  /* commit first, then see */
+    var stored = remembered(key);
+    if (stored !== null && radios[Number(stored)]) commit(Number(stored), false);
+    else update();
+  }
+
   function init() {
     Array.prototype.forEach.call(document.querySelectorAll(".tv-sweep"), setUpSweep);
+    Array.prototype.forEach.call(document.querySelectorAll("form.tv-choices"), setUpChoices);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
