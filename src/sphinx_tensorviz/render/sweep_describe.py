@@ -55,7 +55,8 @@ def sweep_alt(labels: list[str], parameters: dict[str, list[Any]], datas: list[d
     first = datas[0]
     unit = first.get("unit") or "values"
     names = " and ".join(parameters)
-    shape = f"{len(first['rows'])} rows by {len(first['columns'])} columns"
+    shapes = [f"{len(d['rows'])} rows by {len(d['columns'])} columns" for d in datas]
+    shape = shapes[0] if len(set(shapes)) == 1 else f"from {shapes[0]} to {shapes[-1]}"
     head = (f"{len(datas)} heatmaps of {unit} ({shape}), one for each value of {names} "
             f"({'; '.join(labels)}), on one shared colour scale from {fmt(limits[0])} to {fmt(limits[1])}.")
     stats = [point_stats(d) for d in datas]
