@@ -66,7 +66,8 @@ def sweep_parts(sweep: Sweep, artifacts: list[dict[str, Any]], check: dict[str, 
     details.append(nodes.paragraph("", alt, classes=["tv-longdesc"]))
     details.append(sweep_table(labels, datas))
     if check is not None:
-        details.append(checks_list(check["checks"], "Verified claims across the sweep"))
+        details.append(checks_list(check["checks"], "Verified claims across the sweep "
+                                   f"(run over the stored points; content hash {check['contentHash'][:12]})"))
         for failed in (c for c in check["checks"] if not c["passed"]):
             out.warnings.append((f"tv-heatmap: claim across the sweep failed: {failed['description']}"
                                  + (f" ({failed['detail']})" if failed.get("detail") else ""), Subtype.claim))
@@ -86,7 +87,9 @@ def _points_list(labels: list[str], parts: list[FigureParts], artifacts: list[di
     bullets = nodes.bullet_list()
     for label, part, artifact in zip(labels, parts, artifacts):
         item = nodes.list_item()
-        item += nodes.paragraph("", "", nodes.strong("", f"{label}: "), nodes.Text(part.alt))
+        item += nodes.paragraph("", "", nodes.strong("", f"{label}: "), nodes.Text(part.alt),
+                                nodes.inline("", f" (content hash {artifact['contentHash'][:12]})",
+                                             classes=["tv-provenance"]))
         if artifact.get("checks"):
             item += checks_list(artifact["checks"], f"Verified claims at {label}")
         bullets += item

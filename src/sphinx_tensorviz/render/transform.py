@@ -217,7 +217,8 @@ class RenderFigures(SphinxPostTransform):
         for message, subtype in rendering.warnings:
             warn(message, subtype, location=node)
         first = sweep.points[0].request
-        footer = f"{len(artifacts)} recorded runs, one per point. First: {provenance_line(artifacts[0])}"
+        footer = f"{len(artifacts)} recorded runs, one per point (hashes listed with each); the first: " \
+                 + provenance_line(artifacts[0])
         key = digest({"points": [p.request.content_hash for p in sweep.points], "renderer": first.renderer_hash})
         prompt = self.prompt(node, first.render, check["checks"] if check else None)
         return self.layout(node, rendering.parts, prompt, footer, first.directive, key[:24])
