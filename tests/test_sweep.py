@@ -18,6 +18,7 @@ from conftest import Build, copy_root, directive_lines, edit, load_artifacts, ru
 from sphinx_tensorviz.render.describe import fmt
 
 SUMMARY_POINTS = 3 + 4 + 1  # index.md: the temperature sweep, the 2x2 sweep, one plain figure
+OTHERS = 6 + 2  # failing.md: 2 + 2 points and 2 checks; graph.md: a PyTorch graph at 2 widths
 ALL_BUILDERS = ("html", "dirhtml", "singlehtml", "epub", "latex", "text", "man")
 
 
@@ -42,8 +43,8 @@ def _points(html: str, figure_id: str) -> list[str]:
 
 def test_every_point_and_the_cross_sweep_check_execute_once(first: tuple[Path, Build]) -> None:
     srcdir, build = first
-    # index: 3 + 4 points, 1 plain figure, 1 cross-sweep check; failing: 2 + 2 points and 2 checks
-    assert build.summary == (SUMMARY_POINTS + 1 + 6, 0, 0)
+    # index: 3 + 4 points, 1 plain figure, 1 cross-sweep check; then failing.md and graph.md
+    assert build.summary == (SUMMARY_POINTS + 1 + OTHERS, 0, 0)
     artifacts = load_artifacts(srcdir)
     checks = [a for a in artifacts.values() if a["data"]["kind"] == "sweep-check"]
     assert len(checks) == 3
@@ -61,7 +62,7 @@ def test_adding_a_value_executes_one_point_and_the_check(first: tuple[Path, Buil
     assert run_sphinx(srcdir).summary[0] == 0  # the copied store covers everything
     edit(srcdir / "index.md", ":sweep: temperature=[0.25, 1, 4]", ":sweep: temperature=[0.25, 1, 2, 4]")
     again = run_sphinx(srcdir)
-    assert again.summary == (2, SUMMARY_POINTS + 1 + 6 - 1, 0)  # the new point + the re-run check
+    assert again.summary == (2, SUMMARY_POINTS + 1 + OTHERS - 1, 0)  # the new point + the re-run check
     html = again.html("index")
     assert len(_points(html, "tv-index-0")) == 4
     assert "temperature = 2" in html
@@ -169,7 +170,8 @@ def test_every_builder_is_warning_free(first: tuple[Path, Build], tmp_path: Path
 
 def test_bad_sweep_and_choices_options_are_located_errors(tmp_path: Path) -> None:
     srcdir = copy_root("sweep", tmp_path / "src")
-    (srcdir / "failing.md").unlink()
+    for name in ("failing.md", "graph.md"):
+        (srcdir / name).unlink()
     bad = {
         ":sweep: temperature=[" + ", ".join(str(n) for n in range(51)) + "]": "at most 50",
         ":sweep: a=[1]; b=[2]; c=[3]": "one or 2 parameters",
@@ -204,3 +206,31 @@ def test_sweep_check_hash_follows_the_points(first: tuple[Path, Build]) -> None:
         assert [h for _, h in hashed] == [p["contentHash"] for p in artifact["data"]["points"]]
         assert all(h in artifacts for _, h in hashed)
         assert set(artifact["request"]["options"]) == {"checks"}
+
+
+def test_swept_graph_is_one_figure_per_point_with_activations_following(first: tuple[Path, Build]) -> None:
+    srcdir, build = first
+    graphs = {a["request"]["options"]["model_args"]["width"]: a for a in load_artifacts(srcdir).values()
+              if a["data"]["kind"] == "graph"}
+    assert sorted(graphs) == [4, 8]  # passed like :model-args:, one traced artifact per width
+    assert graphs[8]["data"]["activations"]["up"]["metrics"]["width"] == 8
+    html = build.html("graph")
+    assert re.findall(r'<figure id="(tv-graph-0-p\d)"', html) == ["tv-graph-0-p0", "tv-graph-0-p1"]
+    assert html.count("Predict first:") == 1 and html.count('<form class="tv-choices"') == 1  # asked once
+    assert '<div class="tv-sweep tv-sweep-figures" data-tv-sizes="2" id="tv-graph-0">' in html
+    follower = html.index('data-tv-follows="tv-graph-0"')
+    assert "up: token 2, 4 features" in html[follower:] and "up: token 2, 8 features" in html[follower:]
+    assert 'id="small"' in html  # the :name: still resolves
+
+
+def test_swept_graph_refuses_a_diagram_and_a_choices_check(tmp_path: Path) -> None:
+    srcdir = copy_root("sweep", tmp_path / "src")
+    for name in ("failing.md", "graph.md"):
+        (srcdir / name).unlink()
+    write(srcdir / "index.md", "# Bad\n\n```{tv-graph}\n:sweep: width=[1, 2]\n\npanel: {nodes: [{id: a, x: 0, y: 0, "
+          "label: a}]}\n```\n\n```{tv-graph}\n:model: models/small.py:Small\n:sweep: width=[1, 2]\n"
+          ":prediction: Which?\n:choices: [{text: a, correct: true}, b]\n:choices-check: anything\n```\n")
+    warnings = run_sphinx(srcdir).tensorviz_warnings()
+    lines = directive_lines(srcdir / "index.md", "tv-graph")
+    assert any(f"index.md:{lines[0]}:" in w and "needs a traced model" in w for w in warnings), warnings
+    assert any(f"index.md:{lines[1]}:" in w and "not available on a swept tv-graph" in w for w in warnings), warnings

@@ -156,3 +156,19 @@ def test_axe_finds_no_serious_violations(open_page: Any) -> None:
     serious = [f"{v['id']}: {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
                for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
     assert serious == []
+
+
+def test_swept_graph_and_its_activations_follow_the_slider(open_page: Any) -> None:
+    page = open_page("graph.html")
+    def shown() -> list[str]:
+        return page.eval_on_selector_all(
+            ".tv-sweep-point", "els => els.filter(e => e.offsetParent !== null).map(e => e.querySelector('[id]').id)")
+    page.locator("#tv-graph-0-choice-0").check()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")  # commit with the keyboard: the reveal opens
+    assert page.eval_on_selector("#tv-graph-0 details.tv-reveal", "d => d.open")
+    assert shown() == ["tv-graph-0-p0", "tv-graph-1-p0"]
+    page.locator("#tv-graph-0-sweep-0").focus()
+    page.keyboard.press("ArrowRight")
+    assert shown() == ["tv-graph-0-p1", "tv-graph-1-p1"]
+    assert "8 features" in page.locator("#tv-graph-1-p1").inner_text()

@@ -81,6 +81,8 @@ class ExecutedDirective(SphinxDirective):
     #: options that change only the picture (renderer hash)
     render_options: ClassVar[tuple[str, ...]] = ("title", "prediction", "choices", "choices-check", "alt",
                                                  "description")
+    #: where ``:sweep:`` puts a point's values (see :func:`.sweep.build_sweep`)
+    sweep_target: ClassVar[str] = "inputs"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -104,7 +106,7 @@ class ExecutedDirective(SphinxDirective):
             add_request(self.env, request)
             return [self.figure_node(values, request=request)]
         try:
-            sweep = build_sweep(request, values["sweep"], values.get("sweep-checks"))
+            sweep = build_sweep(request, values["sweep"], values.get("sweep-checks"), self.sweep_target)
         except ValueError as exc:
             return [self.problem(f":sweep: {exc}", Subtype.option)]
         for each in sweep.requests():

@@ -106,15 +106,23 @@ def is_numeric(values: list[Any]) -> bool:
 
 
 def build_sweep(base: ExecutionRequest, parameters: dict[str, list[Any]],
-                checks: list[str] | None) -> Sweep:
-    """One request per point (the value merged into the base request's inputs), plus the check job."""
-    inputs = base.inputs if isinstance(base.inputs, dict) else {}
-    clash = sorted(set(parameters) & set(inputs))
+                checks: list[str] | None, target: str = "inputs") -> Sweep:
+    """One request per point, plus the check job. ``target``: where a point's values go, ``inputs``
+    (the keyword arguments of a heatmap's function) or ``model_args`` (a graph model's arguments)."""
+    given = (base.inputs if target == "inputs" else base.options.get(target)) or {}
+    clash = sorted(set(parameters) & set(given))
     if clash:
-        raise ValueError(f"{', '.join(clash)} is also set in :inputs:; give each value in one place")
+        option = ":inputs:" if target == "inputs" else ":model-args:"
+        raise ValueError(f"{', '.join(clash)} is also set in {option}; give each value in one place")
     names = list(parameters)
+
+    def at(values: dict[str, Any]) -> ExecutionRequest:
+        if target == "inputs":
+            return replace(base, inputs={**given, **values})
+        return replace(base, options={**base.options, target: {**given, **values}})
+
     points = tuple(
-        SweepPoint(dict(zip(names, combo)), replace(base, inputs={**inputs, **dict(zip(names, combo))}))
+        SweepPoint(dict(zip(names, combo)), at(dict(zip(names, combo))))
         for combo in itertools.product(*(parameters[n] for n in names))
     )
     check = None

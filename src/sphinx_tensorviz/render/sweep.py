@@ -100,21 +100,31 @@ def _points_list(labels: list[str], parts: list[FigureParts], artifacts: list[di
 def small_multiples(sweep: Sweep, labels: list[str], parts: list[FigureParts]) -> str:
     """Every point, labelled, in a grid; the controls ride along ``hidden`` until script shows them."""
     tid = svg.ID_TOKEN
-    names = list(sweep.parameters)
-    sizes = [len(sweep.parameters[n]) for n in names]
-    out = [f'<div class="tv-sweep" data-tv-sizes="{" ".join(map(str, sizes))}">',
-           f'<div class="tv-sweep-controls" hidden="">']
-    for index, name in enumerate(names):
-        out.append(_control(f"{tid}-sweep-{index}", name, sweep.parameters[name], index))
-    out.append("</div>")
-    out.append('<div class="tv-sweep-points">')
+    sizes = sweep_sizes(sweep)
+    out = [f'<div class="tv-sweep" data-tv-sizes="{" ".join(map(str, sizes))}">', controls_markup(sweep),
+           '<div class="tv-sweep-points">']
     for number, (label, part) in enumerate(zip(labels, parts)):
-        coords = _coords(number, sizes)
         picture = part.svg.replace(tid, f"{tid}-p{number}")
-        out.append(f'<div class="tv-sweep-point" data-tv-coords="{" ".join(map(str, coords))}">'
+        out.append(f'<div class="tv-sweep-point" data-tv-coords="{point_coords(number, sizes)}">'
                    f'<p class="tv-sweep-label">{svg.text(label)}</p><div class="tv-svg">{picture}</div></div>')
     out.append("</div></div>")
     return "\n".join(out)
+
+
+def sweep_sizes(sweep: Sweep) -> list[int]:
+    return [len(values) for values in sweep.parameters.values()]
+
+
+def controls_markup(sweep: Sweep) -> str:
+    """One control per parameter, ``hidden`` until the script shows them; ids under ``ID_TOKEN``."""
+    controls = [_control(f"{svg.ID_TOKEN}-sweep-{index}", name, values, index)
+                for index, (name, values) in enumerate(sweep.parameters.items())]
+    return '<div class="tv-sweep-controls" hidden="">' + "".join(controls) + "</div>"
+
+
+def point_coords(number: int, sizes: list[int]) -> str:
+    """The ``data-tv-coords`` of point ``number``: its index along each parameter."""
+    return " ".join(map(str, _coords(number, sizes)))
 
 
 def _coords(number: int, sizes: list[int]) -> list[int]:

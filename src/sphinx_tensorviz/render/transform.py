@@ -36,6 +36,7 @@ from .heatmap import heatmap_parts
 from .lesson import catalogue, lesson_footer, lesson_header, write_thumbnail
 from .parts import FigureParts
 from .sweep import sweep_parts
+from .sweep_figures import per_point, point_figure_id, switcher
 from .svg import ID_TOKEN
 from .tour import GraphOnPage, activations_figure, steps_figure
 
@@ -69,6 +70,7 @@ class RenderFigures(SphinxPostTransform):
         scripted = builder.format == "html" and not builder.name.startswith("epub")
         ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir),
                             Path(builder.outdir) if scripted else None, builder.get_target_uri(self.env.docname))
+        self.swept_graphs: dict[str, tuple[str, Sweep] | None] = {}  # graph name -> (figure id, sweep)
         graphs = self.graphs_on_page(store)
         markers = self.tour_markers(graphs)
         html = self.builder.format == "html"
@@ -81,7 +83,7 @@ class RenderFigures(SphinxPostTransform):
             tour.replace_self(steps_figure(tour, graph, html) if graph else [])
         for strips in list(self.document.findall(tensorviz_activations)):
             graph = self.graph_for(strips, graphs, "tv-activations")
-            strips.replace_self(activations_figure(strips, graph, html, ctx.cache) if graph else [])
+            strips.replace_self(self.activations(strips, graph, store, ctx, html) if graph else [])
         self.lesson_pages(store, ctx)
         for node in list(self.document.findall(tensorviz_figure)):
             node.replace_self(self.figure(node, store, ctx, conf.mode, markers))
@@ -150,11 +152,32 @@ class RenderFigures(SphinxPostTransform):
                 continue
             artifact = store.read_artifact(request.content_hash)
             usable = artifact if isinstance(artifact, dict) else None
+            # a swept graph: tours and links go to its first point's figure
+            figure_id = node["figure_id"] if node.get("sweep") is None else point_figure_id(node["figure_id"], 0)
             for name in node["names"]:
                 found[name] = usable and GraphOnPage(
-                    node["figure_id"], usable, request.render.get("depth", 2), tuple(request.render.get("expand", ()))
+                    figure_id, usable, request.render.get("depth", 2), tuple(request.render.get("expand", ()))
                 )
+                self.swept_graphs[name] = (node["figure_id"], node["sweep"]) if node.get("sweep") else None
         return found
+
+    def activations(self, strips: tensorviz_activations, graph: GraphOnPage, store: ArtifactStore,
+                    ctx: RenderContext, html: bool) -> nodes.Node:
+        """Activation strips; for a swept graph one set per point, following the graph's controls."""
+        owner = self.swept_graphs.get(strips["graph"])
+        if owner is None:
+            return activations_figure(strips, graph, html, ctx.cache)
+        graph_id, sweep = owner
+
+        def draw(copy: nodes.Element, number: int) -> nodes.Node:
+            found = store.read_artifact(sweep.points[number].request.content_hash)
+            if not isinstance(found, dict):  # the graph's own figure warns about it
+                return nodes.paragraph("", "This point has not been computed.")
+            point = GraphOnPage(point_figure_id(graph_id, number), found, graph.depth, graph.expand)
+            return activations_figure(copy, point, html, ctx.cache)
+
+        return switcher(strips["figure_id"], [], sweep, per_point(strips, sweep, draw), html,
+                        follows=graph_id)
 
     def graph_for(self, node: nodes.Element, graphs: dict[str, GraphOnPage | None], what: str) -> GraphOnPage | None:
         name = node["graph"]
@@ -174,6 +197,10 @@ class RenderFigures(SphinxPostTransform):
             return self.layout(node, parts, self.prompt(node, {"prediction": node["diagram"].get("prediction"),
                                                                **render}, None),
                                diagram_footer(node["diagram"]), "tv-diagram", f"diagram-{node['figure_id']}")
+        if node.get("sweep") is not None and request.directive == "tv-graph":
+            figures = per_point(node, node["sweep"], lambda copy, _: self.figure(copy, store, ctx, mode, markers))
+            return switcher(node["figure_id"], node["ids"], node["sweep"], figures, self.builder.format == "html",
+                            prompt=self.prompt(node, request.render, None))
         if node.get("sweep") is not None:
             return self.swept(node, node["sweep"], store, ctx, mode)
         found = store.read_artifact(request.content_hash)

@@ -6,10 +6,24 @@
   "use strict";
 
   /* ---- sweeps: one point at a time, chosen by one control per parameter ---- */
+  function pointsOf(sweep) {
+    /* its own points only: a point's figure may hold a sweep of its own */
+    return Array.prototype.slice.call(sweep.querySelectorAll(".tv-sweep-point")).filter(function (point) {
+      return point.parentElement.closest(".tv-sweep") === sweep;
+    });
+  }
+
   function setUpSweep(sweep) {
-    var controls = sweep.querySelector(".tv-sweep-controls");
-    var points = Array.prototype.slice.call(sweep.querySelectorAll(".tv-sweep-point"));
+    var controls = Array.prototype.filter.call(sweep.querySelectorAll(".tv-sweep-controls"), function (c) {
+      return c.closest(".tv-sweep") === sweep;
+    })[0];
+    var points = pointsOf(sweep);
     if (!controls || !points.length) return;
+    /* activation strips of a swept graph follow its controls */
+    var followers = sweep.id
+      ? Array.prototype.slice.call(document.querySelectorAll('[data-tv-follows="' + sweep.id + '"]')) : [];
+    followers.forEach(function (follower) { follower.classList.add("tv-sweep-live"); });
+    points = points.concat.apply(points, followers.map(pointsOf));
     var inputs = Array.prototype.slice.call(controls.querySelectorAll("[data-tv-param]"));
     function show() {
       var wanted = inputs.map(function (input) { return String(input.value); }).join(" ");
@@ -49,7 +63,7 @@
   }
 
   function setUpChoices(form) {
-    var figure = form.closest("figure");
+    var figure = form.closest("figure, .tv-sweep-figures");
     if (!figure) return;
     var reveal = figure.querySelector("details.tv-reveal");
     var list = figure.querySelector(".tv-choice-list");
@@ -103,7 +117,7 @@
   }
 
   function init() {
-    Array.prototype.forEach.call(document.querySelectorAll(".tv-sweep"), setUpSweep);
+    Array.prototype.forEach.call(document.querySelectorAll(".tv-sweep:not([data-tv-follows])"), setUpSweep);
     Array.prototype.forEach.call(document.querySelectorAll("form.tv-choices"), setUpChoices);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
