@@ -64,9 +64,8 @@ def choices_form(choices: list[dict[str, Any]], prediction: str) -> nodes.raw:
         for k, c in enumerate(choices)
     )
     right = next(i for i, c in enumerate(choices) if c["correct"])
-    texts = svg.attr_value(" ".join(f"{letter(k)}. {c['text']}" for k, c in enumerate(choices)))
     markup = (
-        f'<form class="tv-choices" hidden="" data-tv-answer="{right}" data-tv-texts="{texts}">'
+        f'<form class="tv-choices" hidden="" data-tv-answer="{right}">'
         f'<fieldset><legend>Your prediction: {svg.text(prediction)}</legend>{radios}</fieldset>'
         f'<button type="submit" class="tv-commit">Commit my prediction and reveal the figure</button>'
         f'<p class="tv-choice-result" role="status" aria-live="polite"></p></form>'
