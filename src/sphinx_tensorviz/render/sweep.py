@@ -90,6 +90,9 @@ def _points_list(labels: list[str], parts: list[FigureParts], artifacts: list[di
         item += nodes.paragraph("", "", nodes.strong("", f"{label}: "), nodes.Text(part.alt),
                                 nodes.inline("", f" (content hash {artifact['contentHash'][:12]})",
                                              classes=["tv-provenance"]))
+        for table in (n for n in part.details if isinstance(n, nodes.table)):  # the point's data, if small
+            table.children[0].replace_self(nodes.title("", f"Data at {label}"))
+            item += table
         if artifact.get("checks"):
             item += checks_list(artifact["checks"], f"Verified claims at {label}")
         bullets += item
