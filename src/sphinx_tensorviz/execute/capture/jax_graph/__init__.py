@@ -1,0 +1,107 @@
+"""Record a JAX model (plain JAX, Flax NNX, Flax Linen or Equinox) as the graph schema of
+:mod:`..torch_graph`, via its jaxpr.
+
+``jax.make_jaxpr`` gives every primitive equation with its shapes; :mod:`.hook` names the
+equations while they are traced (module paths, function calls); :mod:`.names` finds the
+library's names for the closed-over weights; :mod:`.builder` walks the jaxpr into nodes and
+edges and evaluates it, which gives the output and the checkpoint activations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+
+from .builder import Builder
+from .hook import ScopeHook
+from .jaxpr import describe
+from .names import closed_over, is_nnx, module_types, parameter_names
+
+__all__ = ["capture_jax_graph"]
+
+
+def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
+                      checkpoints: Sequence[str] = ()) -> dict[str, Any]:
+    """Trace ``fn(*args)`` and return ``{"graph", "output", "activations"}``.
+
+    ``graph`` has ``layers`` (input, module, op and output nodes) and ``connections``;
+    ``activations`` maps each name in ``checkpoints`` (a module path, function group or op
+    id) to the value it produced. One ``input`` node (``input``, ``input_1``...) is made
+    per array leaf of ``args``.
+
+    Raises ``ValueError`` naming the checkpoints that can be captured if one cannot.
+    """
+    roots = closed_over(fn)
+    types = module_types()
+    hook = ScopeHook(fn, model_file, roots={id(obj): "" for _, obj in roots if types and isinstance(obj, types)})
+    traced, state = _functional(fn)
+    try:
+        with _library_scopes_off(), hook:
+            closed, shapes = jax.make_jaxpr(traced, return_shape=True)(state, *args)
+        names = parameter_names(roots)
+        builder = Builder(model_file, hook, names, checkpoints)
+        jaxpr = closed.jaxpr
+        held = len(jax.tree_util.tree_leaves(state))
+        builder._add_consts(jaxpr.invars[:held], jax.tree_util.tree_leaves(state))
+        for index, (var, value) in enumerate(zip(jaxpr.invars[held:], jax.tree_util.tree_leaves(args))):
+            node_id = "input" if index == 0 else f"input_{index}"
+            described = describe(var)
+            builder.add_node(node_id, "Input", "input", None, dict(described), None, [described])
+            builder.env[var] = node_id
+            builder.values[var] = value
+        builder._add_consts(jaxpr.constvars, closed.consts)
+        builder.walk(jaxpr, None, 0)
+        builder.add_node("output", "Output", "output", None, {}, None, [describe(var) for var in jaxpr.outvars])
+        builder.connect(builder.producers(jaxpr.outvars), "output")
+        outputs = builder._inputs(jaxpr.outvars)
+        sizes = {name: int(jax.numpy.size(array)) for name, array in _named_arrays(roots, names)}
+        builder.finish(sizes)
+    finally:
+        jax.clear_caches()  # the traced scopes must not stay in jit caches the lesson's checks reuse
+    missing = [name for name in checkpoints if name not in builder.activations]
+    if missing:
+        available = sorted(node["id"] for node in builder.nodes if node["kind"] == "module")
+        raise ValueError(f"checkpoints produced no value: {', '.join(missing)}; "
+                         f"modules and groups that can be checkpointed: {', '.join(available) or 'none'}")
+    return {
+        "graph": {"layers": builder.nodes, "connections": builder.edges},
+        "output": jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), outputs),
+        "activations": {name: builder.activations[name] for name in checkpoints},
+    }
+
+
+def _functional(fn: Any) -> tuple[Callable[..., Any], Any]:
+    """``fn`` as a function of (held state, *args).
+
+    An NNX module is traced the way NNX transforms expect, split into a graph definition
+    and its state (a closed-over module refuses ``nnx.scan``/``nnx.vmap`` inside a trace);
+    the state's arrays are the module's own, so they keep their parameter names.
+    """
+    if is_nnx(fn):
+        nnx = sys.modules["flax.nnx"]
+        graphdef, state = nnx.split(fn)
+        return (lambda held, *args: nnx.merge(graphdef, held)(*args)), state
+    return (lambda held, *args: fn(*args)), ()
+
+
+def _named_arrays(roots: list[tuple[str, Any]], names: dict[int, tuple[str, str]]) -> list[tuple[str, Any]]:
+    """(name, array) for every named array, each once."""
+    seen: dict[str, Any] = {}
+    for _, root in roots:
+        for leaf in jax.tree_util.tree_leaves(root, is_leaf=lambda x: isinstance(x, jax.Array)):
+            named = names.get(id(leaf))
+            if named is not None:
+                seen.setdefault(named[0], leaf)
+    return sorted(seen.items())
+
+
+def _library_scopes_off() -> contextlib.AbstractContextManager[Any]:
+    """Linen opens its own ``jax.named_scope`` per module call; the hook names modules instead."""
+    linen_module = sys.modules.get("flax.linen.module")
+    if linen_module is None:
+        return contextlib.nullcontext()
+    return linen_module.override_named_call(False)
