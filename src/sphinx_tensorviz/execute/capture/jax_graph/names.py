@@ -125,6 +125,11 @@ def closed_over(fn: Any) -> list[tuple[str, Any]]:
         if id(obj) in seen or depth > _MAX_UNWRAP_DEPTH or isinstance(obj, type):
             return
         seen.add(id(obj))
+        if type(obj).__name__.startswith("_") and callable(obj):  # a library's wrapper (eqx.filter_jit)
+            wrapped = getattr(obj, "__wrapped__", None)
+            if wrapped is not None:
+                visit(name, wrapped, depth + 1)
+                return
         if _holds_arrays(obj):
             found.append((name, obj))
             if not callable(obj):
