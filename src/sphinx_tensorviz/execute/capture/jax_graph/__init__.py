@@ -38,7 +38,7 @@ def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
     roots = closed_over(fn)
     types = module_types()
     hook = ScopeHook(fn, model_file, roots={id(obj): "" for _, obj in roots if types and isinstance(obj, types)})
-    traced, state = _functional(fn)
+    traced, state = _functional(fn, roots)
     try:
         with _library_scopes_off(), hook:
             closed, shapes = jax.make_jaxpr(traced, return_shape=True)(state, *args)
@@ -74,18 +74,37 @@ def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
     }
 
 
-def _functional(fn: Any) -> tuple[Callable[..., Any], Any]:
-    """``fn`` as a function of (held state, *args).
+def _functional(fn: Any, roots: list[tuple[str, Any]]) -> tuple[Callable[..., Any], Any]:
+    """``fn`` as a function of (held state, *args), with every Flax NNX model it uses lifted.
 
-    An NNX module is traced the way NNX transforms expect, split into a graph definition
-    and its state (a closed-over module refuses ``nnx.scan``/``nnx.vmap`` inside a trace);
-    the state's arrays are the module's own, so they keep their parameter names.
+    NNX refuses modules built outside a trace inside its transforms (``nnx.jit``, ``nnx.scan``),
+    so each NNX model (``fn`` itself, or one it closes over) is split into graph definition and
+    state; while tracing, the model object temporarily holds a copy merged inside the trace,
+    so ``fn`` runs unchanged. The state's arrays are the model's own: they keep their names.
     """
-    if is_nnx(fn):
-        nnx = sys.modules["flax.nnx"]
-        graphdef, state = nnx.split(fn)
-        return (lambda held, *args: nnx.merge(graphdef, held)(*args)), state
-    return (lambda held, *args: fn(*args)), ()
+    nnx = sys.modules.get("flax.nnx")
+    models = [obj for _, obj in roots if is_nnx(obj)]
+    models = [m for m in models if not any(m is not other and _contains(nnx, other, m) for other in models)]
+    if not models:
+        return (lambda held, *args: fn(*args)), ()
+    splits = [nnx.split(model) for model in models]
+
+    def traced(held: Any, *args: Any) -> Any:
+        saved = [dict(model.__dict__) for model in models]
+        try:
+            for model, (graphdef, _), state in zip(models, splits, held):
+                model.__dict__.update(nnx.merge(graphdef, state).__dict__)
+            return fn(*args)
+        finally:
+            for model, attributes in zip(models, saved):
+                model.__dict__.clear()
+                model.__dict__.update(attributes)
+
+    return traced, [state for _, state in splits]
+
+
+def _contains(nnx: Any, outer: Any, inner: Any) -> bool:
+    return any(node is inner for _, node in nnx.iter_graph(outer))
 
 
 def _named_arrays(roots: list[tuple[str, Any]], names: dict[int, tuple[str, str]]) -> list[tuple[str, Any]]:

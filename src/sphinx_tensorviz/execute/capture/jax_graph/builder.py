@@ -15,6 +15,7 @@ scan body the first iteration is evaluated for its values while the scan itself 
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +27,8 @@ from .names import owner_of
 
 #: Named scopes opened by the libraries themselves (Equinox layers), not by the model's author.
 _LIBRARY_SCOPES = ("eqx.", "equinox.")
+#: Scope names no author writes: ``jnp.einsum`` opens one named after its spec (``BTNH,BSNH->BNTS``).
+_LIBRARY_SCOPE_TEXT = re.compile(r"[^\w.\-\[\]]")
 
 
 class Builder:
@@ -97,7 +100,7 @@ class Builder:
     def _scan(self, eqn: Any, parent: str | None) -> None:
         """A scan as a container ``scan x N`` holding its body once (first iteration's values)."""
         length = int(eqn.params.get("length", 0))
-        node_id = self._new_id("scan", parent)
+        node_id = self._unique(f"{parent}.scan" if parent else "scan")
         self.add_node(node_id, "scan", "module", parent, {"length": length}, source_line(eqn, self.model_file),
                       None, group="scan", label=f"scan x {length}")
         body = eqn.params["jaxpr"]
@@ -127,12 +130,14 @@ class Builder:
                 serial = int(name.rpartition(":")[2])
                 if serial not in self.hook.dissolved:
                     current = self._function(serial, current, instance)
-            elif not name.startswith(_LIBRARY_SCOPES):
+            elif not name.startswith(_LIBRARY_SCOPES) and not _LIBRARY_SCOPE_TEXT.search(name):
                 for part in (p for p in name.split(".") if p):
                     current = self._scope(part, current)
         return current
 
-    def _module(self, path: str, parent: str | None) -> str:
+    def _module(self, path: str, parent: str | None) -> str | None:
+        if path in self.ancestors(parent):
+            return parent  # the module's own body inside a container it opened (a Linen nn.scan)
         node = self.by_id.get(path)
         if node is None or node["kind"] != "module":
             self.add_node(path, self.hook.classes.get(path, "Module"), "module", parent, {}, None, None)
@@ -171,11 +176,7 @@ class Builder:
 
     def _group_node(self, name: str, parent: str | None, source: dict[str, int] | None,
                     extra: dict[str, Any]) -> str:
-        node_id = f"{parent}.{name}" if parent else name
-        count = 1
-        while node_id in self.by_id:
-            node_id = f"{parent}.{name}#{count}" if parent else f"{name}#{count}"
-            count += 1
+        node_id = self._unique(f"{parent}.{name}" if parent else name)
         params = extra.pop("params", {})
         self.add_node(node_id, name, "module", parent, params, source, None, group="function", **extra)
         return node_id
@@ -299,6 +300,13 @@ class Builder:
                     node["params"]["parameters"] = count
 
     # -- nodes and edges --------------------------------------------------------------------------
+    def _unique(self, wanted: str) -> str:
+        """``wanted``, or ``wanted#1``, ``wanted#2``... when a node already has that id."""
+        node_id, count = wanted, 1
+        while node_id in self.by_id:
+            node_id, count = f"{wanted}#{count}", count + 1
+        return node_id
+
     def _new_id(self, op: str, parent: str | None) -> str:
         count = self.counters[(op, parent)]
         self.counters[(op, parent)] += 1

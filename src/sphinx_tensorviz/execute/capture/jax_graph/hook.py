@@ -112,8 +112,9 @@ class ScopeHook:
 
     def _enter_module(self, frame: FrameType, code: CodeType) -> None:
         module = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
-        if not isinstance(module, self.types) or type(module).__name__.startswith("_"):
-            return  # private classes are a library's plumbing (Equinox's _VmapWrapper), not the model's parts
+        if not isinstance(module, self.types) or type(module).__name__.startswith("_") \
+                or isinstance(getattr(module, "__self__", None), self.types):
+            return  # a library's plumbing (Equinox's _VmapWrapper, a bound method), not the model's parts
         current = next((entry for entry in reversed(self.stack) if entry.path is not None), None)
         self._mark_user_code()  # a module called inside a library function: a transformation
         if current is not None and current.module is module:
@@ -126,6 +127,8 @@ class ScopeHook:
         self.stack.append(_Open(frame, scope, module=module, path=path))
 
     def _module_path(self, module: Any, current: _Open | None) -> str:
+        """The module's path; a rebuilt copy of the running module (``jax.vmap(self.method)``)
+        is that module again."""
         if is_linen(module):
             path = linen_path(module)
             if path is not None:
@@ -135,7 +138,10 @@ class ScopeHook:
         if current is None:
             self.unnamed_roots += 1  # the model called from a function: its paths are the model's
             return "" if self.unnamed_roots == 1 else f"{type(module).__name__}_{self.unnamed_roots - 1}"
-        relative = child_path(current.module, module, self.types) or type(module).__name__
+        relative = child_path(current.module, module, self.types)
+        if relative is None and type(module) is type(current.module):
+            return current.path or ""
+        relative = relative or type(module).__name__
         if not current.path:
             return relative
         return f"{current.path}{'' if relative.startswith('[') else '.'}{relative}"

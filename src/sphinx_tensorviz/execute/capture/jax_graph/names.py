@@ -209,9 +209,8 @@ def _arrays_of(prefix: str, root: Any) -> Iterator[tuple[str, Any, str]]:
         prefix = ""
     if isinstance(root, dict) and isinstance(root.get("params"), dict):
         for collection, tree in root.items():  # a Linen variables dict: {"params": {...}, ...}
-            kind = "Parameter" if collection == "params" else "Buffer"
-            base = "" if collection == "params" else collection
-            yield from _tree_arrays(base, tree, kind)
+            # paths without the collection, so batch statistics sit in their module too
+            yield from _tree_arrays("", tree, "Parameter" if collection == "params" else "Buffer")
         return
     types = module_types()
     yield from _tree_arrays("" if types and isinstance(root, types) else prefix, root, "Parameter")
