@@ -103,6 +103,32 @@ def test_linen_and_equinox_paths(models):
     assert eqx_captured["activations"]["mlp.layers[1]"].shape == (2, 16)
 
 
+def test_nnx_model_passed_to_nnx_jit_from_a_closure(models):
+    captured, nodes = capture(models.nnx_jit_argument(), (3, 8), checkpoints=("layers.1",))
+    assert {"layers.0.linear", "layers.1.out", "head"} <= set(modules(nodes))
+    assert nodes["layers.1.out.kernel"]["op"] == "Parameter"
+    assert captured["activations"]["layers.1"].shape == (3, 8)
+
+
+def test_library_attention_layers(models):
+    _, nnx_nodes = capture(models.nnx_attention(), (1, 5, 8))
+    assert {"attention", "attention.query", "attention.key", "attention.value", "attention.out"} \
+        == set(modules(nnx_nodes))  # jnp.einsum's own scopes are no boxes
+    _, eqx_nodes = capture(models.eqx_attention(), (5, 8), checkpoints=())
+    found = set(modules(eqx_nodes))
+    assert {"attention", "attention.query_proj", "attention.key_proj", "attention.output_proj"} <= found
+    assert all("BoundMethod" not in i and "__self__" not in i for i in eqx_nodes)
+    assert eqx_nodes["attention.query_proj.weight"]["parent"] == "attention.query_proj"
+
+
+def test_linen_scan_body_stays_in_its_scan_box(models):
+    _, nodes = capture(models.linen_scan(), (2, 8))
+    scan = next(n for n in nodes.values() if n.get("group") == "scan")
+    assert (scan["id"], scan["params"]) == ("blocks.scan", {"length": 3})
+    assert nodes["blocks.Dense_0"]["parent"] == "blocks.scan"
+    assert nodes["blocks.Dense_0.kernel"]["outputs"][0]["shape"] == [3, 8, 8]
+
+
 def test_unknown_checkpoint_names_the_ones_available(models):
     with pytest.raises(ValueError, match=r"no_such.*layers\.0\.linear"):
         capture(models.nnx_mlp(), (3, 8), checkpoints=("no_such",))

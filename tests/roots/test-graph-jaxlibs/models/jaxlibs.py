@@ -121,6 +121,62 @@ def eqx_scan(depth: int = 3, seed: int = 0):
     return EqxStack(depth, jax.random.PRNGKey(seed))
 
 
+@nnx.jit
+def nnx_forward(model, x):
+    """The usual NNX training-loop style: the model is an argument of an nnx.jit function."""
+    return model(x)
+
+
+def nnx_jit_argument(seed: int = 0):
+    model = NnxMLP(8, 2, nnx.Rngs(seed))
+    return lambda x: nnx_forward(model, x)
+
+
+class NnxAttention(nnx.Module):
+    def __init__(self, rngs: nnx.Rngs):
+        self.attention = nnx.MultiHeadAttention(num_heads=2, in_features=8, decode=False, rngs=rngs)
+
+    def __call__(self, x):
+        return self.attention(x)
+
+
+def nnx_attention(seed: int = 0):
+    return NnxAttention(nnx.Rngs(seed))
+
+
+class LinenBlock(nn.Module):
+    @nn.compact
+    def __call__(self, x, _):
+        return x + nn.Dense(8)(nn.LayerNorm()(x)), None
+
+
+class LinenStack(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        stack = nn.scan(LinenBlock, variable_axes={"params": 0}, split_rngs={"params": True}, length=3)
+        return stack(name="blocks")(x, None)[0]
+
+
+def linen_scan(seed: int = 0):
+    model = LinenStack()
+    variables = model.init(jax.random.PRNGKey(seed), jnp.ones((1, 8)))
+    return lambda x: model.apply(variables, x)
+
+
+class EqxAttention(eqx.Module):
+    attention: eqx.nn.MultiheadAttention
+
+    def __init__(self, key):
+        self.attention = eqx.nn.MultiheadAttention(2, 8, key=key)
+
+    def __call__(self, x):
+        return self.attention(x, x, x)
+
+
+def eqx_attention(seed: int = 0):
+    return EqxAttention(jax.random.PRNGKey(seed))
+
+
 def check_probabilities(model):
     """The NNX MLP's outputs are probabilities."""
     out = model(jnp.ones((2, 8)))
