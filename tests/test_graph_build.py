@@ -590,6 +590,7 @@ BAD_PAGES = {
     "badfill": ("bad_result", "'weird'"),
     "outside": ("source", "'../outside.py' is outside"),
     "checkpoint": ("bad_result", "no_such_layer"),
+    "unknownscope": ("bad_result", "no_such_scope; modules and groups that can be checkpointed: proj"),
 }
 
 
