@@ -125,3 +125,22 @@ def test_jitted_helper_is_a_function_group_holding_its_scopes():
     assert (group["group"], group["parent"], "definedAt" in group) == ("function", "outer", False)
     edges = {(edge["source"], edge["target"]) for edge in graph["connections"]}
     assert {("input", "tanh@outer.helper.inner#0"), ("mul@outer.helper.inner#0", "output")} <= edges
+
+
+def test_closed_over_weights_are_named_after_their_variables():
+    w_up = jnp.ones((4, 8)) / 8
+    tables = {"down": jnp.ones((8, 4)) / 4}
+
+    def mlp(x):
+        with jax.named_scope("up"):
+            h = jax.nn.gelu(x @ w_up)
+        return h @ tables["down"]
+
+    graph = capture_jax_graph(mlp, (jnp.ones((2, 4)),), THIS_FILE)["graph"]
+    nodes = {node["id"]: node for node in graph["layers"]}
+    assert (nodes["w_up"]["op"], nodes["w_up"]["parent"], nodes["w_up"]["outputs"][0]["shape"]) == \
+        ("Parameter", "up", [4, 8])
+    assert nodes["tables.down"]["op"] == "Parameter"
+    assert not [n for n in nodes.values() if n["op"] == "Constant"]
+    gelu = nodes["up.gelu"]
+    assert gelu["group"] == "function" and "x @ w_up" in Path(THIS_FILE).read_text().splitlines()[gelu["source"]["line"] - 1]

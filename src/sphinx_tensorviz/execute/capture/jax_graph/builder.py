@@ -235,7 +235,11 @@ class Builder:
             return node_id
         name, kind = named
         if name not in self.by_id:
-            self.add_node(name, kind, "layer", self._enclosing_module(owner_of(name)), {}, None, [describe(var)])
+            # in its module; a plain array (a closed-over ``w_up``) where it is first used
+            home = self._enclosing_module(owner_of(name))
+            if home is None:
+                home = next((c for c in self.ancestors(parent) if "group" not in self.by_id[c]), None)
+            self.add_node(name, kind, "layer", home, {}, None, [describe(var)])
         return name
 
     def _enclosing_module(self, path: str) -> str | None:

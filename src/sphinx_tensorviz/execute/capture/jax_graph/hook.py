@@ -27,7 +27,7 @@ from typing import Any
 
 import jax
 
-from .jaxpr import code_location, library_dirs
+from .jaxpr import code_location, code_span, library_dirs
 from .names import child_path, is_linen, linen_path, module_types
 
 #: Code names that are never drawn as function groups.
@@ -183,11 +183,7 @@ class ScopeHook:
         """The innermost line of the model file on the stack (where the user called it)."""
         while frame is not None:
             if os.path.realpath(frame.f_code.co_filename) == self.model_file:
-                positions = list(frame.f_code.co_positions())
-                index = frame.f_lasti // 2
-                line, end_line = positions[index][:2] if index < len(positions) else (None, None)
-                line = line or frame.f_lineno
-                return {"line": line, "endLine": max(end_line or line, line)}
+                return code_span(frame.f_code, frame.f_lasti, frame.f_lineno)
             frame = frame.f_back
         return None
 

@@ -110,14 +110,23 @@ def source_line(eqn: Any, model_file: str) -> dict[str, int] | None:
         codes, lastis = eqn.source_info.traceback.raw_frames()
         for code, lasti in zip(codes, lastis):
             if os.path.realpath(code.co_filename) == model_file:
-                positions = list(code.co_positions())
-                line, end_line = positions[lasti // 2][:2] if lasti // 2 < len(positions) else (None, None)
-                if line is None:
-                    line = end_line = code.co_firstlineno
-                return {"line": line, "endLine": max(end_line or line, line)}
+                return code_span(code, lasti, code.co_firstlineno)
     except Exception:  # noqa: BLE001 - traceback internals vary between jax versions
         return None
     return None
+
+
+def code_span(code: CodeType, lasti: int, fallback: int) -> dict[str, int]:
+    """``{"line", "endLine"}`` of the instruction at ``lasti`` (a whole multi-line call)."""
+    positions = _positions(code)
+    line, end_line = positions[lasti // 2][:2] if lasti // 2 < len(positions) else (None, None)
+    line = line or fallback
+    return {"line": line, "endLine": max(end_line or line, line)}
+
+
+@cache
+def _positions(code: CodeType) -> list[tuple[Any, ...]]:
+    return list(code.co_positions())
 
 
 def inner_jaxpr(sub: Any) -> Any:
