@@ -43,26 +43,22 @@ def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
         with _library_scopes_off(), hook:
             closed, shapes = jax.make_jaxpr(traced, return_shape=True)(state, *args)
         names = parameter_names(roots)
-        builder = Builder(model_file, hook, names, checkpoints)
-        jaxpr = closed.jaxpr
-        held = len(jax.tree_util.tree_leaves(state))
-        builder._add_consts(jaxpr.invars[:held], jax.tree_util.tree_leaves(state))
-        for index, (var, value) in enumerate(zip(jaxpr.invars[held:], jax.tree_util.tree_leaves(args))):
-            node_id = "input" if index == 0 else f"input_{index}"
-            described = describe(var)
-            builder.add_node(node_id, "Input", "input", None, dict(described), None, [described])
-            builder.env[var] = node_id
-            builder.values[var] = value
-        builder._add_consts(jaxpr.constvars, closed.consts)
-        builder.walk(jaxpr, None, 0)
-        builder.add_node("output", "Output", "output", None, {}, None, [describe(var) for var in jaxpr.outvars])
-        builder.connect(builder.producers(jaxpr.outvars), "output")
-        outputs = builder._inputs(jaxpr.outvars)
         sizes = {name: int(jax.numpy.size(array)) for name, array in _named_arrays(roots, names)}
-        builder.finish(sizes)
+        recorded: list[Builder] = []
+
+        def record() -> tuple[list[Any], dict[str, Any]]:
+            builder = Builder(model_file, hook, names, checkpoints)
+            recorded.append(builder)
+            outputs = _walk(builder, closed, state, args)
+            builder.finish(sizes)
+            return outputs, builder.activations
+
+        # One compiled evaluation of the walked graph instead of one dispatch per equation.
+        outputs, activations = jax.jit(record)()
+        builder = recorded[0]
     finally:
         jax.clear_caches()  # the traced scopes must not stay in jit caches the lesson's checks reuse
-    missing = [name for name in checkpoints if name not in builder.activations]
+    missing = [name for name in checkpoints if name not in activations]
     if missing:
         available = sorted(node["id"] for node in builder.nodes if node["kind"] == "module")
         raise ValueError(f"checkpoints produced no value: {', '.join(missing)}; "
@@ -70,8 +66,26 @@ def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
     return {
         "graph": {"layers": builder.nodes, "connections": builder.edges},
         "output": jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), outputs),
-        "activations": {name: builder.activations[name] for name in checkpoints},
+        "activations": {name: activations[name] for name in checkpoints},
     }
+
+
+def _walk(builder: Builder, closed: Any, state: Any, args: tuple) -> list[Any]:
+    """Inputs, the jaxpr's equations and the output node; returns the output values."""
+    jaxpr = closed.jaxpr
+    held = len(jax.tree_util.tree_leaves(state))
+    builder._add_consts(jaxpr.invars[:held], jax.tree_util.tree_leaves(state))
+    for index, (var, value) in enumerate(zip(jaxpr.invars[held:], jax.tree_util.tree_leaves(args))):
+        node_id = "input" if index == 0 else f"input_{index}"
+        described = describe(var)
+        builder.add_node(node_id, "Input", "input", None, dict(described), None, [described])
+        builder.env[var] = node_id
+        builder.values[var] = value
+    builder._add_consts(jaxpr.constvars, closed.consts)
+    builder.walk(jaxpr, None, 0)
+    builder.add_node("output", "Output", "output", None, {}, None, [describe(var) for var in jaxpr.outvars])
+    builder.connect(builder.producers(jaxpr.outvars), "output")
+    return builder._inputs(jaxpr.outvars)
 
 
 def _functional(fn: Any, roots: list[tuple[str, Any]]) -> tuple[Callable[..., Any], Any]:
