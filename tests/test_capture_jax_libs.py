@@ -94,6 +94,9 @@ def test_linen_and_equinox_paths(models):
     _, linen = capture(models.linen_mlp(), (2, 8), checkpoints=("Dense_1",))
     assert {"Dense_0", "Dense_1", "Dense_2"} <= set(modules(linen))
     assert linen["Dense_0.kernel"]["parent"] == "Dense_0" and linen["Dense_2.bias"]["outputs"][0]["shape"] == [3]
+    _, bound = capture(models.linen_bound(), (2, 8))
+    assert modules(bound)["Dense_0"]["params"]["parameters"] == 8 * 8 + 8
+    assert bound["Dense_1.kernel"]["op"] == "Parameter"
     eqx_captured, eqx_nodes = capture(models.eqx_mlp(), (2, 8), checkpoints=("mlp.layers[1]",))
     found = modules(eqx_nodes)
     assert {"norm", "mlp", "mlp.layers[0]", "mlp.layers[1]", "mlp.layers[2]"} <= set(found)

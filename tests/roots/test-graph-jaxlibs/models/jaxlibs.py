@@ -76,6 +76,12 @@ def linen_mlp(seed: int = 0):
     return jax.jit(lambda x: model.apply(variables, x))
 
 
+def linen_bound(seed: int = 0):
+    """A Linen module bound to its variables is callable on its own."""
+    model = LinenMLP()
+    return model.bind(model.init(jax.random.PRNGKey(seed), jnp.ones((1, 8))))
+
+
 class EqxMLP(eqx.Module):
     norm: eqx.nn.LayerNorm
     mlp: eqx.nn.MLP

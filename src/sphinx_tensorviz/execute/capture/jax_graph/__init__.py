@@ -42,8 +42,7 @@ def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
     try:
         with _library_scopes_off(), hook:
             closed, shapes = jax.make_jaxpr(traced, return_shape=True)(state, *args)
-        names = parameter_names(roots)
-        sizes = {name: int(jax.numpy.size(array)) for name, array in _named_arrays(roots, names)}
+        names, sizes = parameter_names(roots)
         recorded: list[Builder] = []
 
         def record() -> tuple[list[Any], dict[str, Any]]:
@@ -119,17 +118,6 @@ def _functional(fn: Any, roots: list[tuple[str, Any]]) -> tuple[Callable[..., An
 
 def _contains(nnx: Any, outer: Any, inner: Any) -> bool:
     return any(node is inner for _, node in nnx.iter_graph(outer))
-
-
-def _named_arrays(roots: list[tuple[str, Any]], names: dict[int, tuple[str, str]]) -> list[tuple[str, Any]]:
-    """(name, array) for every named array, each once."""
-    seen: dict[str, Any] = {}
-    for _, root in roots:
-        for leaf in jax.tree_util.tree_leaves(root, is_leaf=lambda x: isinstance(x, jax.Array)):
-            named = names.get(id(leaf))
-            if named is not None:
-                seen.setdefault(named[0], leaf)
-    return sorted(seen.items())
 
 
 def _library_scopes_off() -> contextlib.AbstractContextManager[Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import jax
@@ -177,18 +177,21 @@ def _holds_arrays(obj: Any) -> bool:
 
 
 # -- parameters -------------------------------------------------------------------------------
-def parameter_names(roots: list[tuple[str, Any]]) -> dict[int, tuple[str, str]]:
-    """``id(array)`` -> (dotted name, kind) for every array reachable from ``roots``.
+def parameter_names(roots: list[tuple[str, Any]]) -> tuple[dict[int, tuple[str, str]], dict[str, int]]:
+    """``id(array)`` -> (dotted name, kind) for every array reachable from ``roots``, and the
+    size of each named array (for parameter counts).
 
     ``kind`` is ``Parameter`` for trainable weights, ``Buffer`` for other variables
     (batch statistics, caches). Closed-over arrays keep their identity in the jaxpr's
     constants, which is how a constant gets its name back.
     """
     names: dict[int, tuple[str, str]] = {}
+    sizes: dict[str, int] = {}
     for prefix, root in roots:
         for name, array, kind in _arrays_of(prefix, root):
             names.setdefault(id(array), (name, kind))
-    return names
+            sizes.setdefault(name, int(array.size))
+    return names, sizes
 
 
 def _arrays_of(prefix: str, root: Any) -> Iterator[tuple[str, Any, str]]:
@@ -207,7 +210,7 @@ def _arrays_of(prefix: str, root: Any) -> Iterator[tuple[str, Any, str]]:
         except Exception:  # noqa: BLE001 - an unbound Linen module holds no arrays
             return
         prefix = ""
-    if isinstance(root, dict) and isinstance(root.get("params"), dict):
+    if isinstance(root, Mapping) and isinstance(root.get("params"), Mapping):
         for collection, tree in root.items():  # a Linen variables dict: {"params": {...}, ...}
             # paths without the collection, so batch statistics sit in their module too
             yield from _tree_arrays("", tree, "Parameter" if collection == "params" else "Buffer")
