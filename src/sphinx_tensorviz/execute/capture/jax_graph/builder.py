@@ -140,7 +140,8 @@ class Builder:
             return parent  # the module's own body inside a container it opened (a Linen nn.scan)
         node = self.by_id.get(path)
         if node is None or node["kind"] != "module":
-            self.add_node(path, self.hook.classes.get(path, "Module"), "module", parent, {}, None, None)
+            self.add_node(path, self.hook.classes.get(path, "Module"), "module", parent, {},
+                          self.hook.module_sites.get(path), None)
         return path
 
     def _scope(self, part: str, parent: str | None) -> str:

@@ -68,6 +68,7 @@ class ScopeHook:
     calls: dict[int, CallInfo] = field(default_factory=dict)
     dissolved: set[int] = field(default_factory=set)
     classes: dict[str, str] = field(default_factory=dict)  # module path -> class name
+    module_sites: dict[str, dict[str, int] | None] = field(default_factory=dict)  # path -> first call's lines
 
     def __post_init__(self) -> None:
         self.model_file = os.path.realpath(self.model_file)
@@ -120,7 +121,9 @@ class ScopeHook:
         if current is not None and current.module is module:
             return  # a method of the module that is already running
         path = self._module_path(module, current)
-        self.classes.setdefault(path, type(module).__name__)
+        if path not in self.classes:
+            self.classes[path] = type(module).__name__
+            self.module_sites[path] = self._call_site(frame.f_back)
         scope = jax.named_scope(f"{PREFIX}m:{path}") if path else None
         if scope is not None:
             scope.__enter__()
