@@ -157,3 +157,9 @@ def test_pages_build_clean_with_library_names_and_activations(built):
     assert [c["passed"] for c in artifacts["nnx_mlp"]["checks"]] == [True]
     html = built.page("nnx-mlp")
     assert "layers.0.linear" in html and "gelu" in html
+
+
+def test_a_module_method_called_by_the_module_is_a_function_group(models):
+    _, nodes = capture(models.nnx_attention_method(), (3, 8))
+    assert (nodes["scores"]["group"], nodes["scores"]["parent"]) == ("function", None)
+    assert nodes["scores.softmax"]["parent"] == "scores" and nodes["query"]["kind"] == "module"

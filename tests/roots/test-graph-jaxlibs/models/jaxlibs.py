@@ -150,6 +150,22 @@ def nnx_attention(seed: int = 0):
     return NnxAttention(nnx.Rngs(seed))
 
 
+class NnxScores(nnx.Module):
+    def __init__(self, rngs: nnx.Rngs):
+        self.query = nnx.Linear(8, 8, rngs=rngs)
+
+    def scores(self, x):
+        q = self.query(x)
+        return jax.nn.softmax(q @ x.T)
+
+    def __call__(self, x):
+        return self.scores(x) @ x
+
+
+def nnx_attention_method(seed: int = 0):
+    return NnxScores(nnx.Rngs(seed))
+
+
 class LinenBlock(nn.Module):
     @nn.compact
     def __call__(self, x, _):

@@ -119,7 +119,9 @@ class ScopeHook:
         current = next((entry for entry in reversed(self.stack) if entry.path is not None), None)
         self._mark_user_code()  # a module called inside a library function: a transformation
         if current is not None and current.module is module:
-            return  # a method of the module that is already running
+            if code.co_name != "__call__" and self._is_user(code.co_filename):
+                self._enter_function(frame, code, library=False)  # self.attend(...): a function group
+            return
         path = self._module_path(module, current)
         if path not in self.classes:
             self.classes[path] = type(module).__name__
