@@ -7,6 +7,7 @@ Real libraries, tiny models with random weights (tests/roots/test-graph-jaxlibs/
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
 
@@ -163,3 +164,21 @@ def test_a_module_method_called_by_the_module_is_a_function_group(models):
     _, nodes = capture(models.nnx_attention_method(), (3, 8))
     assert (nodes["scores"]["group"], nodes["scores"]["parent"]) == ("function", None)
     assert nodes["scores.softmax"]["parent"] == "scores" and nodes["query"]["kind"] == "module"
+
+
+def test_downloaded_run_py_of_a_jax_graph_checks_its_output(built, tmp_path):
+    """The standalone script recomputes what it can without the package (the output); the JAX
+    checkpoints are `tensorviz verify`'s job, so they are not expected there."""
+    import shutil
+    import subprocess
+    import sys
+
+    folders = [p.parent for p in (built.outdir / "_tensorviz").glob("*/run.py")]
+    folder = next(f for f in folders if json.loads((f / "artifact.json").read_text("utf-8"))["request"]["function"]
+                  == "eqx_mlp")
+    copy = tmp_path / "run"
+    shutil.copytree(folder, copy)
+    done = subprocess.run([sys.executable, "run.py", "--check"], cwd=copy, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert '"output"' in done.stdout and "activations[" not in done.stdout
