@@ -73,18 +73,18 @@ def _walk(builder: Builder, closed: Any, state: Any, args: tuple) -> list[Any]:
     """Inputs, the jaxpr's equations and the output node; returns the output values."""
     jaxpr = closed.jaxpr
     held = len(jax.tree_util.tree_leaves(state))
-    builder._add_consts(jaxpr.invars[:held], jax.tree_util.tree_leaves(state))
+    builder.add_consts(jaxpr.invars[:held], jax.tree_util.tree_leaves(state))
     for index, (var, value) in enumerate(zip(jaxpr.invars[held:], jax.tree_util.tree_leaves(args))):
         node_id = "input" if index == 0 else f"input_{index}"
         described = describe(var)
         builder.add_node(node_id, "Input", "input", None, dict(described), None, [described])
         builder.env[var] = node_id
         builder.values[var] = value
-    builder._add_consts(jaxpr.constvars, closed.consts)
+    builder.add_consts(jaxpr.constvars, closed.consts)
     builder.walk(jaxpr, None, 0)
     builder.add_node("output", "Output", "output", None, {}, None, [describe(var) for var in jaxpr.outvars])
     builder.connect(builder.producers(jaxpr.outvars), "output")
-    return builder._inputs(jaxpr.outvars)
+    return builder.values_of(jaxpr.outvars)
 
 
 def _functional(fn: Any, roots: list[tuple[str, Any]]) -> tuple[Callable[..., Any], Any]:

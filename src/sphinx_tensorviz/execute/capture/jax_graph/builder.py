@@ -45,7 +45,7 @@ class Builder:
         self.edges: list[dict[str, Any]] = []
         self.edge_keys: set[tuple[str, str]] = set()
         self.env: dict[Any, str] = {}  # jaxpr Var -> producing node id
-        self.values: dict[Any, Any] = {}  # jaxpr Var -> concrete value
+        self.values: dict[Any, Any] = {}  # jaxpr Var -> its value (a tracer of the evaluating jax.jit)
         self.constants: set[Any] = set()
         self.counters: Counter[tuple[str, str | None]] = Counter()
         self.groups: dict[tuple[Any, ...], str] = {}  # (instance, key) -> container id
@@ -57,6 +57,8 @@ class Builder:
 
     # -- walking ---------------------------------------------------------------------------
     def walk(self, jaxpr: Any, base: str | None, instance: int) -> None:
+        """Draw and evaluate ``jaxpr``'s equations under container ``base``; ``instance`` tells
+        two walks of the same nested jaxpr (a function called twice) apart."""
         sole = instance == 0 and len(jaxpr.eqns) == 1  # the user's own jax.jit(forward)
         for eqn in jaxpr.eqns:
             if eqn.primitive.name == "debug_callback":
@@ -81,7 +83,7 @@ class Builder:
         self.add_node(node_id, op, "layer", parent, params, source_line(eqn, self.model_file),
                       [describe(var) for var in eqn.outvars])
         self.connect(sources, node_id)
-        outputs = evaluate(eqn, self._inputs(eqn.invars))
+        outputs = evaluate(eqn, self.values_of(eqn.invars))
         for var, value in zip(eqn.outvars, outputs):
             self.env[var] = node_id
             self.values[var] = value
@@ -92,7 +94,7 @@ class Builder:
         """Walk a nested call's equations as if they were written in place."""
         inner = inner_jaxpr(sub)
         self._bind(inner.invars, eqn.invars, parent)
-        self._add_consts(inner.constvars, getattr(sub, "consts", ()))
+        self.add_consts(inner.constvars, getattr(sub, "consts", ()))
         self.instances += 1
         self.walk(inner, parent, self.instances)
         self._export(inner.outvars, eqn.outvars)
@@ -112,11 +114,11 @@ class Builder:
             outer = eqn.invars[position]
             if outer in self.values and length:
                 self.values[var] = self.values[outer][index]
-        self._add_consts(inner.constvars, getattr(body, "consts", ()))
+        self.add_consts(inner.constvars, getattr(body, "consts", ()))
         self.instances += 1
         self.walk(inner, node_id, self.instances)
         self._export(inner.outvars, eqn.outvars, values=False)
-        for var, value in zip(eqn.outvars, evaluate(eqn, self._inputs(eqn.invars))):
+        for var, value in zip(eqn.outvars, evaluate(eqn, self.values_of(eqn.invars))):
             self.values[var] = value
 
     # -- containers --------------------------------------------------------------------------
@@ -128,7 +130,7 @@ class Builder:
                 current = self._module(name[len(PREFIX) + 2:], current)
             elif name.startswith((f"{PREFIX}f:", f"{PREFIX}l:")):
                 serial = int(name.rpartition(":")[2])
-                if serial not in self.hook.dissolved:
+                if serial in self.hook.calls and serial not in self.hook.dissolved:
                     current = self._function(serial, current, instance)
             elif not name.startswith(_LIBRARY_SCOPES) and not _LIBRARY_SCOPE_TEXT.search(name):
                 for part in (p for p in name.split(".") if p):
@@ -205,12 +207,12 @@ class Builder:
             if values and inner_var in self.values:
                 self.values[outer_var] = self.values[inner_var]
 
-    def _add_consts(self, constvars: list[Any], consts: Sequence[Any]) -> None:
+    def add_consts(self, constvars: list[Any], consts: Sequence[Any]) -> None:
         self.constants.update(constvars)
         for var, value in zip(constvars, consts):
             self.values[var] = value
 
-    def _inputs(self, variables: list[Any]) -> list[Any]:
+    def values_of(self, variables: list[Any]) -> list[Any]:
         return [literal_value(var) if is_literal(var) else self.values[var] for var in variables]
 
     def producers(self, variables: list[Any], parent: str | None = None) -> list[str]:
