@@ -182,3 +182,10 @@ def test_downloaded_run_py_of_a_jax_graph_checks_its_output(built, tmp_path):
                           timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert '"output"' in done.stdout and "activations[" not in done.stdout
+
+
+def test_two_models_in_one_function_are_named_after_their_variables(models):
+    encoder, decoder = models.nnx_mlp(seed=0), models.nnx_mlp(seed=1)
+    _, nodes = capture(lambda x: decoder(encoder(x) @ jnp.ones((3, 8))), (3, 8))
+    assert {"encoder.layers.0.linear", "decoder.layers.1.out", "encoder.head"} <= set(modules(nodes))
+    assert nodes["decoder.head.kernel"]["parent"] == "decoder.head"

@@ -19,7 +19,7 @@ import jax
 from .builder import Builder
 from .hook import ScopeHook
 from .jaxpr import describe
-from .names import closed_over, is_nnx, module_types, parameter_names
+from .names import closed_over, is_nnx, module_types, parameter_names, with_prefixes
 
 __all__ = ["capture_jax_graph"]
 
@@ -35,9 +35,9 @@ def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
 
     Raises ``ValueError`` naming the checkpoints that can be captured if one cannot.
     """
-    roots = closed_over(fn)
+    roots = with_prefixes(closed_over(fn))
     types = module_types()
-    hook = ScopeHook(fn, model_file, roots={id(obj): "" for _, obj in roots if types and isinstance(obj, types)})
+    hook = ScopeHook(fn, model_file, roots={id(obj): name for name, obj in roots if types and isinstance(obj, types)})
     traced, state = _functional(fn, roots)
     try:
         with _library_scopes_off(), hook:

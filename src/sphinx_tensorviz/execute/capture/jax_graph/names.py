@@ -162,6 +162,24 @@ def closed_over(fn: Any) -> list[tuple[str, Any]]:
     return found
 
 
+def with_prefixes(roots: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The prefix each root's names get: none for the one model (its own paths, as in PyTorch),
+    the variable name for each of several models (``encoder.layers.0``) and for plain arrays."""
+    types = tuple(t for t in module_types() if not is_linen_type(t))
+    models = [obj for _, obj in roots if types and isinstance(obj, types)]
+    named = []
+    for name, obj in roots:
+        if types and isinstance(obj, types):
+            name = (name or type(obj).__name__) if len(models) > 1 else ""
+        named.append((name, obj))
+    return named
+
+
+def is_linen_type(cls: type) -> bool:
+    linen = sys.modules.get("flax.linen")
+    return linen is not None and issubclass(cls, linen.Module)
+
+
 def _holds_arrays(obj: Any) -> bool:
     types = module_types()
     if types and isinstance(obj, types):
@@ -200,7 +218,7 @@ def _arrays_of(prefix: str, root: Any) -> Iterator[tuple[str, Any, str]]:
         for parts, node in nnx.iter_graph(root):
             if isinstance(node, nnx.Variable):
                 kind = "Parameter" if isinstance(node, nnx.Param) else "Buffer"
-                name = ".".join(str(p) for p in parts)
+                name = ".".join(str(p) for p in (prefix, *parts) if p != "")
                 for value in _variable_values(node):
                     yield name, value, kind
         return
@@ -215,8 +233,7 @@ def _arrays_of(prefix: str, root: Any) -> Iterator[tuple[str, Any, str]]:
             # paths without the collection, so batch statistics sit in their module too
             yield from _tree_arrays("", tree, "Parameter" if collection == "params" else "Buffer")
         return
-    types = module_types()
-    yield from _tree_arrays("" if types and isinstance(root, types) else prefix, root, "Parameter")
+    yield from _tree_arrays(prefix, root, "Parameter")
 
 
 def _tree_arrays(prefix: str, tree: Any, kind: str) -> Iterator[tuple[str, Any, str]]:
