@@ -28,6 +28,7 @@ class Subtype(str, Enum):
     claim = "claim"  #: a verified numerical claim failed
     target = "target"  #: a step names a graph node that does not exist
     config = "config"  #: a ``tensorviz_*`` configuration value is invalid
+    layout = "layout"  #: an activation's layout (tokens, channels, heads) cannot be inferred
 
 
 def warn(message: str, subtype: Subtype, location: Any = None) -> None:
