@@ -22,7 +22,7 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
-__all__ = ["FunctionGroups", "forward_code", "group_id"]
+__all__ = ["FunctionGroups", "display_name", "forward_code", "group_id"]
 
 _VARARGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 #: How far up the stack we look for the running module's ``forward``.
@@ -39,17 +39,29 @@ def forward_code(module: Any) -> CodeType | None:
     return getattr(forward, "__code__", None)
 
 
-def group_id(parent: str | None, function: str, call: int) -> str:
-    """``<parent>.<function>()`` for the first call in ``parent``, then ``...()_1``, ``()_2``..."""
-    base = f"{parent}.{function}()" if parent else f"{function}()"
+def group_id(module: str | None, function: str, call: int) -> str:
+    """``<module>.<function>()`` for the first call made under ``module``, then ``...()_1``...
+
+    Like op ids, group ids hang off the enclosing *module*, not the enclosing group, so they
+    stay short and do not change when a group around them is collapsed or hidden.
+    """
+    base = f"{module}.{function}()" if module else f"{function}()"
     return base if call == 0 else f"{base}_{call}"
+
+
+def display_name(code: CodeType) -> str:
+    """``repeat_kv`` for a function, ``DynamicCache.update`` for a method (closures: their own name)."""
+    parts = [p for p in code.co_qualname.split(".") if p != "<locals>"]
+    if len(parts) >= 2 and parts[-2][:1].isupper():
+        return f"{parts[-2]}.{parts[-1]}"
+    return parts[-1]
 
 
 class FunctionGroups:
     """Creates group nodes for the function frames between an op and its module's forward."""
 
     def __init__(self, classify: Callable[[str], str | None],
-                 add_group: Callable[[str, str, str | None, CodeType], None]) -> None:
+                 add_group: Callable[[str, str | None, CodeType], None]) -> None:
         self._classify = classify
         self._add_group = add_group
         self._frames: dict[int, tuple[FrameType, str]] = {}  # id(frame) -> (frame kept alive, group id)
@@ -78,11 +90,11 @@ class FunctionGroups:
             name = frame.f_code.co_name
             if name.startswith("<"):  # comprehensions and lambdas belong to their function
                 continue
-            call = self._calls[(parent, name)]
-            self._calls[(parent, name)] += 1
-            node_id = group_id(parent, name, call)
+            call = self._calls[(module_node, name)]
+            self._calls[(module_node, name)] += 1
+            node_id = group_id(module_node, name, call)
             self._frames[id(frame)] = (frame, node_id)
-            self._add_group(node_id, name, parent, frame.f_code)
+            self._add_group(node_id, parent, frame.f_code)
             parent = node_id
         return parent
 

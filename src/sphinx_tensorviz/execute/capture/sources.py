@@ -17,6 +17,7 @@ without the library installed can still show them.
 from __future__ import annotations
 
 import ast
+import linecache
 import os
 import sys
 import sysconfig
@@ -106,8 +107,9 @@ class SourceIndex:
         if key is None:
             return None
         first = code.co_firstlineno
-        self.reference(key, code.co_filename, _function_span(code, first, first))
-        return _source(key, first, first)
+        last = _def_line(code.co_filename, first)  # through the decorators to the ``def`` line
+        self.reference(key, code.co_filename, _function_span(code, first, last))
+        return _source(key, first, last)
 
     def construction_site(self, owner: Any, attr: str) -> dict[str, Any] | None:
         """Lines of ``self.<attr> = ...`` in the ``__init__`` of ``owner``'s class (or a base)."""
@@ -145,6 +147,17 @@ class SourceIndex:
             budget -= used
             result[key] = {"path": key, "kind": "library", **_package_of(key), "excerpts": excerpt}
         return result
+
+
+def _def_line(filename: str, first: int) -> int:
+    """The ``def`` line of a function whose code starts at ``first`` (its first decorator)."""
+    for line in range(first, first + 30):
+        text = linecache.getline(filename, line).lstrip()
+        if text.startswith(("def ", "async def ")):
+            return line
+        if not text:
+            break
+    return first
 
 
 def _source(key: str, line: int, end_line: int) -> dict[str, Any]:

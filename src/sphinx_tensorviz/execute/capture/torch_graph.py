@@ -35,7 +35,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode, resolve_name
 
 from ...graph_ids import canonical, op_id
-from .groups import FunctionGroups, forward_code
+from .groups import FunctionGroups, display_name, forward_code
 from .outputs import exposed_summary, name_outputs, tensors_in
 from .sources import SourceIndex
 from .torch_params import ATTENTION_OPS, describe, gqa_note, layer_params, op_name, op_params
@@ -289,9 +289,12 @@ class _Recorder(TorchFunctionMode):
             self._checkpoint(node_id, outputs)
         return node
 
-    def _add_group(self, node_id: str, function: str, parent: str | None, code: CodeType) -> None:
+    def _add_group(self, node_id: str, parent: str | None, code: CodeType) -> None:
+        """A function group: drawn like a module, labelled ``DynamicCache.update()``, ``repeat_kv()_1``."""
+        suffix = node_id.rpartition("()")[2]
+        function = display_name(code)
         node = self._add_node(node_id, "Function", "module", parent, {}, self.sources.function_site(code), None,
-                              label=node_id.rpartition(".")[2] if parent else node_id)
+                              label=f"{function}(){suffix}")
         node["group"] = "function"
         node["function"] = function
 
