@@ -95,7 +95,8 @@ def checkpoint(name: str, record: dict[str, Any], cid: str, html: bool,
 
 def _summary(record: dict[str, Any], layout: str) -> str:
     metrics = record["metrics"]
-    text = f"RMS {fmt(metrics['rms'])} · min {fmt(metrics['min'])} · max {fmt(metrics['max'])}"
+    what = "Feature RMS" if layout in ("tokens", "features") else f"{layout.capitalize()[:-1]} values: RMS"
+    text = f"{what} {fmt(metrics['rms'])} · min {fmt(metrics['min'])} · max {fmt(metrics['max'])}"
     if "heads" in metrics:
         text += f" · {metrics['heads']} heads"
     if layout in ("channels", "heads") and record.get("pooledTo"):
