@@ -105,7 +105,7 @@ def test_feature_maps_have_channel_layouts(built: dict[str, Any]) -> None:
         assert pool["values"][k] == pytest.approx(pool["maps"][k][0][0])
         assert conv["values"][k] == pytest.approx(sum(map(sum, conv["maps"][k])) / 36)
     page = built["build"].html("index")
-    assert "conv: 8 channels of 6×6 (rows: row (height), columns: column (width))" in page
+    assert "conv: 8 channels of 6×6 (rows: height, columns: width)" in page
     assert "channel mean" in page
 
 

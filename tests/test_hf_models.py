@@ -176,7 +176,7 @@ def test_activation_layouts(built: dict[str, Any]) -> None:
     vit = graph(built, VIT)[0]["data"]["activations"]
     conv = vit["embeddings.patch_embeddings.projection"]
     assert (conv["layout"], conv["count"], conv["mapShape"]) == ("channels", 32, [4, 4])
-    assert conv["axes"] == ["channel", "row (height)", "column (width)"]
+    assert conv["axes"] == ["channel", "height", "width"]
     assert len(conv["maps"]) == 16 and len(conv["mean"]) == 4 and len(conv["values"]) == 32
     tokens = vit["layers.1"]
     assert (tokens["layout"], tokens["token"], tokens["metrics"]["width"]) == ("tokens", 16, 32)

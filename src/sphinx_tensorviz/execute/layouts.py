@@ -8,7 +8,7 @@ __all__ = ["LAYOUTS", "normalise_layout"]
 LAYOUTS: dict[str, tuple[str, ...]] = {
     "tokens": ("token", "feature"),
     "features": ("feature",),
-    "channels": ("channel", "row (height)", "column (width)"),
+    "channels": ("channel", "height", "width"),
     "heads": ("head", "query token", "key token"),
 }
 
