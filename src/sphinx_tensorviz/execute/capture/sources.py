@@ -204,11 +204,17 @@ def _package_of(key: str) -> dict[str, Any]:
     return {"package": meta.get("Name") or names[0], "version": dist.version, "license": license_ or None}
 
 
+@cache
+def _code_lines(code: CodeType) -> tuple[int, int]:
+    """(first, last) line of a code object; cached, since every recorded op asks."""
+    lines = [ln for _, _, ln in code.co_lines() if ln is not None]
+    return code.co_firstlineno, max(lines, default=code.co_firstlineno)
+
+
 def _function_span(code: CodeType, line: int, end_line: int) -> tuple[int, int]:
     """The lines of the function ``code`` (bounded around ``line``..``end_line``)."""
-    lines = [ln for _, _, ln in code.co_lines() if ln is not None]
-    first = code.co_firstlineno
-    last = max(lines + [end_line]) if lines else end_line
+    first, last = _code_lines(code)
+    last = max(last, end_line)
     if code.co_name == "<module>":
         first, last = line, end_line
     if last - first + 1 > MAX_FUNCTION_LINES:
