@@ -14,9 +14,7 @@ Run: ``python bench/bench_hf_trace.py`` (about a minute).
 from __future__ import annotations
 
 import json
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -29,14 +27,8 @@ from sphinx_tensorviz.execute.capture.torch_graph import capture_torch_graph  # 
 from sphinx_tensorviz.render.graph_layout import layout_graph  # noqa: E402
 from sphinx_tensorviz.render.graph_svg import graph_to_svg  # noqa: E402
 
-
-def median_time(run, repeats: int = 3) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_graph_trace import median_time  # noqa: E402
 
 
 def tiny_llama(layers: int) -> LlamaForCausalLM:
