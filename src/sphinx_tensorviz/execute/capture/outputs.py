@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["NamedOutput", "name_outputs", "tensors_in"]
+__all__ = ["NamedOutput", "exposed_summary", "name_outputs", "tensors_in"]
 
 #: How deep we look inside a library object for tensors, and how many we list.
 _OBJECT_DEPTH = 4
