@@ -131,3 +131,6 @@ def test_bad_patterns_and_keywords_are_located(built: dict[str, Any]) -> None:
     keyword = [w for w in records if "'pictures'" in w]
     assert len(keyword) == 1 and "problems.md:" in keyword[0]
     assert built["build"].summary[2] == 2  # two failed directives, and the build finished
+    layout = [w for w in records if ":layout: names pool" in w]
+    assert len(layout) == 1 and "[tensorviz.option]" in layout[0]
+    assert f"problems.md:{line_of('problems.md', ':layout: {pool') - 4}:" in layout[0]

@@ -79,6 +79,10 @@ class GraphDirective(ExecutedDirective):
             values["checkpoints"] = [canonical(name) for name in values["checkpoints"]]
         if "checks" in values:
             values["checks"] = [self.check_reference(name) for name in values["checks"]]
+        if isinstance(values.get("layout"), dict):
+            unknown = sorted(set(values["layout"]) - set(values.get("checkpoints", [])))
+            if unknown:
+                raise ValueError(f":layout: names {', '.join(unknown)}, which :checkpoints: does not record")
         if "checks-source" in values:
             values["checks-source"] = self.project_path(values["checks-source"], ":checks-source:")
         return values
