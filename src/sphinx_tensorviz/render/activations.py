@@ -136,9 +136,9 @@ def _maps(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[s
     if layout == "channels":
         maps.append(record["mean"])
         titles.append("channel mean")
-    rows = [f"{unit} {k}" for k in range(len(record["values"]))]
-    table = data_table(f"Mean value of each {unit} at {name}", "", rows, ["mean"],
-                       [[fmt(v)] for v in record["values"]])
+    columns = [f"{unit} {k}" for k in range(len(record["values"]))]
+    table = data_table(f"Mean value of each {unit} at {name}", "", ["mean"], columns,
+                       [[fmt(v) for v in record["values"]]])
     return label, lambda alt: small_multiples_svg(maps, titles, title=label, alt=alt,
                                                   diverging=layout == "channels"), table
 
@@ -147,8 +147,10 @@ def small_multiples_svg(maps: list[list[list[float]]], titles: list[str], *, tit
                         diverging: bool) -> str:
     """A grid of small maps on one shared colour scale; each cell has a tooltip with its value."""
     scale = make_scale([row for m in maps for row in m], diverging, None)
-    side_h = max(len(m) for m in maps) * CELL
-    side_w = max(len(m[0]) for m in maps if m) * CELL
+    longest = max(max(len(m), len(m[0]) if m else 0) for m in maps)
+    cell = max(CELL, min(24, 96 // max(longest, 1)))  # small maps get bigger cells
+    side_h = max(len(m) for m in maps) * cell
+    side_w = max(max(len(m[0]) for m in maps if m) * cell, max(len(t) for t in titles) * FONT * 0.62)
     per_row = max(1, min(len(maps), 640 // (side_w + GAP)))
     rows = -(-len(maps) // per_row)
     width = per_row * (side_w + GAP) + GAP
@@ -170,10 +172,10 @@ def small_multiples_svg(maps: list[list[list[float]]], titles: list[str], *, tit
         top = y0 + FONT + 4
         for i, row in enumerate(matrix):
             for j, value in enumerate(row):
-                out.append(f'<rect x="{svg.num(x0 + j * CELL)}" y="{svg.num(top + i * CELL)}" width="{CELL}" '
-                           f'height="{CELL}" fill="{scale.color(value)}"><title>'
+                out.append(f'<rect x="{svg.num(x0 + j * cell)}" y="{svg.num(top + i * cell)}" width="{cell}" '
+                           f'height="{cell}" fill="{scale.color(value)}"><title>'
                            f'{svg.text(f"{name}, row {i}, column {j}: {fmt(value)}")}</title></rect>')
-        out.append(f'<rect x="{svg.num(x0)}" y="{svg.num(top)}" width="{len(matrix[0]) * CELL if matrix else 0}" '
-                   f'height="{len(matrix) * CELL}" fill="none" stroke="currentColor" stroke-opacity="0.6"/></g>')
+        out.append(f'<rect x="{svg.num(x0)}" y="{svg.num(top)}" width="{len(matrix[0]) * cell if matrix else 0}" '
+                   f'height="{len(matrix) * cell}" fill="none" stroke="currentColor" stroke-opacity="0.6"/></g>')
     out.append("</svg>")
     return "\n".join(out)
