@@ -12,7 +12,8 @@ import pytest
 from sphinx_tensorviz.execute.activations import activation_record
 from sphinx_tensorviz.execute.graph_filter import fold_groups
 from sphinx_tensorviz.execute.results import BadResult
-from sphinx_tensorviz.graph_ids import canonical, resolve
+from sphinx_tensorviz.graph_ids import canonical
+from sphinx_tensorviz.render.tour import GraphOnPage
 
 torch = pytest.importorskip("torch")
 
@@ -111,16 +112,16 @@ GRAPH = {"layers": LAYERS, "connections": [{"id": f"edge-{i}", "source": s, "tar
                                            for i, (s, t) in enumerate(EDGES, start=1)]}
 
 
-def test_targets_resolve_by_id_old_id_label_or_name() -> None:
+def test_targets_resolve_by_id_old_id_or_drawn_label() -> None:
     assert canonical("mul@attn#1") == "attn.mul_1" and canonical("add@root#0") == "add_0"
-    assert canonical("shared#2") == "shared:2"
-    assert resolve("attn.mul_1", LAYERS) == ("attn.mul_1", [])
-    assert resolve("mul@attn#1", LAYERS) == ("attn.mul_1", [])
-    assert resolve("mul_1", LAYERS) == ("attn.mul_1", [])  # a label only one node carries
-    assert resolve("mul #1", LAYERS) == ("attn.mul_1", [])  # the old drawn label
-    assert resolve("rope()", LAYERS) == ("attn.rope()", [])
-    assert resolve("mul_0", LAYERS) == (None, ["attn.mul_0", "block.mul_0"])  # ambiguous: candidates
-    assert resolve("nothing", LAYERS) == (None, [])
+    assert canonical("shared#2") == "shared:2" and canonical("attn.rope()") == "attn.rope()"
+    tour = GraphOnPage("tv-f", {"data": GRAPH}, depth=4, expand=())
+    assert tour.resolve("attn.mul_1") == "attn.mul_1"
+    assert tour.resolve("mul@attn#1") == "attn.mul_1"  # an id recorded before this version
+    assert tour.resolve("mul_1") == "attn.mul_1"  # a label only one node carries
+    assert tour.resolve("rope()") == "attn.rope()"
+    assert tour.resolve("mul_0") is None and tour.drawn_labels["mul_0"] == ["attn.mul_0", "block.mul_0"]
+    assert tour.resolve("nothing") is None
 
 
 def test_collapse_folds_nested_groups_into_the_outer_one() -> None:

@@ -13,10 +13,8 @@ spellings are still accepted and translated.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any
 
-__all__ = ["op_id", "canonical", "resolve", "LEGACY_OP"]
+__all__ = ["LEGACY_OP", "canonical", "op_id"]
 
 LEGACY_OP = re.compile(r"^(?P<short>[^@\s]+)@(?P<parent>[^#\s]+)#(?P<n>\d+)$")
 _LEGACY_CALL = re.compile(r"^(?P<name>[^@#\s]+)#(?P<n>\d+)$")
@@ -38,23 +36,3 @@ def canonical(name: str) -> str:
     if match:
         return f"{match['name']}:{match['n']}"
     return name
-
-
-def resolve(target: str, layers: Iterable[Mapping[str, Any]]) -> tuple[str | None, list[str]]:
-    """(node id, candidates) for what an author wrote: an id, an old-style id, or a drawn label.
-
-    A label such as ``mul_0`` or ``apply_rotary_pos_emb()`` names a node only when exactly
-    one node carries it; otherwise the candidates are returned so the warning can list them.
-    """
-    nodes = list(layers)
-    ids = {str(n.get("id")) for n in nodes}
-    wanted = canonical(target)
-    if wanted in ids:
-        return wanted, []
-    spaced = wanted.replace(" #", "_").replace(" ", "_")  # "matmul #0" as once drawn
-    matches = sorted(str(n["id"]) for n in nodes if str(n.get("label") or "") in (wanted, spaced))
-    if not matches:  # a module's or layer's name as drawn inside its parent's box
-        matches = sorted(i for i in ids if i.endswith(f".{spaced}"))
-    if len(matches) == 1:
-        return matches[0], []
-    return None, matches

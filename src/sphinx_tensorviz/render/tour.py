@@ -59,7 +59,7 @@ class GraphOnPage:
         for candidate in (target, canonical(target)):
             if candidate in self.view.nodes:
                 return candidate
-        ids = self.drawn_labels.get(target, [])
+        ids = self.drawn_labels.get(target) or self.drawn_labels.get(target.replace(" #", "_"), [])
         return ids[0] if len(ids) == 1 else None
 
     def anchor(self, node_id: str) -> tuple[str, str]:
