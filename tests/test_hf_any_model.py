@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from conftest import copy_root, run_sphinx, store_dir, warning_records
+from sphinx_tensorviz.render.ids import element_id
 
 torch = pytest.importorskip("torch")
 
@@ -120,7 +121,8 @@ def test_targets_take_drawn_labels_and_old_ids(built: dict[str, Any]) -> None:
     assert not [w for w in warning_records(built["build"].warnings) if "index.md" in w]
     page = built["build"].html("index")
     assert 'data-target="squash()"' in page and 'data-target="tanh_0"' in page  # resolved to node ids
-    assert 'href="#tv-index-0-c-squash"' in page and 'href="#tv-index-0-n-tanh_0"' in page
+    assert f'href="#{element_id("tv-index-0", "c", "squash()")}"' in page
+    assert f'href="#{element_id("tv-index-0", "n", "tanh_0")}"' in page
 
 
 def test_bad_patterns_and_keywords_are_located(built: dict[str, Any]) -> None:
