@@ -59,8 +59,11 @@ def activation_record(value: Any, token: int = -1, heads: int | None = None, *, 
 def _infer(shape: tuple[int, ...], hint: str | None) -> str | tuple[None, str]:
     """The layout a shape can only mean, or (None, why it is ambiguous)."""
     ndim = len(shape)
-    if (hint == "channels" and ndim >= 3) or (hint == "heads" and ndim == 4):
+    if hint in ("channels", "heads") and ndim == 4:
         return hint
+    if hint == "channels" and ndim != 4:  # e.g. a 1-D convolution's [batch, channels, length]
+        return (None, f"a convolution output of shape {list(shape)} is not batch x channels x H x W; "
+                      "give :layout: (channels x H x W reads the last three axes)")
     if ndim == 1 or (ndim == 2 and shape[0] == 1):
         return "features"
     if ndim in (2, 3):
