@@ -38,7 +38,10 @@ from hostile_util import (
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
 #: unique sleep lengths: the test finds its own processes by them
-HOLDER, SESSION, DAEMON, TIMEOUT_CHILD, ORPHAN = "3011", "3012", "3013", "3014", "3015"
+#: sleep lengths that mark this session's test processes (per pytest process, so that two test
+#: sessions on one machine never mistake each other's processes for their own)
+_BASE = 3000 + os.getpid() % 600 * 10
+HOLDER, SESSION, DAEMON, TIMEOUT_CHILD, ORPHAN = (str(_BASE + n) for n in range(1, 6))
 MARKERS = tuple(f"sleep {n}" for n in (HOLDER, SESSION, DAEMON, TIMEOUT_CHILD, ORPHAN))
 
 PAGES = {
