@@ -26,7 +26,8 @@ from ..warnings_ import Subtype, warn
 from .fingerprint import EnvironmentCheck
 from .limits import Limits
 from .request import ExecutionRequest
-from .runner import Outcome, run_jobs, run_settings
+from .dask_executor import executor_for
+from .runner import Outcome, run_settings
 from .safeguards import check_store_untouched, limit_raised, report_notes, sandbox_refused, write_or_hold
 from .sweep_check import SWEEP_CHECK, sweep_job_points
 
@@ -76,7 +77,7 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
         if not jobs:
             continue
         before = list_store(store)
-        ran = run_jobs(jobs, run_settings(conf), progress=lambda items, n: _progress(app, items, n, to_run))
+        ran = executor_for(conf)(jobs, run_settings(conf), progress=lambda items, n: _progress(app, items, n, to_run))
         check_store_untouched(store, before, ran, to_run)
         for content_hash, outcome in sorted(ran.items()):
             _store_outcome(store, to_run[content_hash], outcome, environment.fingerprint)
@@ -134,9 +135,10 @@ def job_for(request: ExecutionRequest, env: BuildEnvironment,
         "device": request.device,
         "entry": request.entry,
         "srcdir": str(srcdir),
+        "files": dict(request.files),  # carried as text when the job runs elsewhere (Dask)
     }
     if request.directive == SWEEP_CHECK:
-        store = store or ArtifactStore(settings(app_of(env)).store_dir, trusted_of(env))
+        store = store or ArtifactStore.for_settings(settings(app_of(env)), trusted_of(env))
         points = sweep_job_points(request.inputs, store.read_artifact)
         if points is None:
             return None
