@@ -9,7 +9,8 @@ build writes the store, so no task ever holds store credentials.
 
 A Dask worker that dies mid-job (killed, out of memory, machine lost) makes the
 scheduler give up on the task (``KilledWorker``; a ``dask-local`` cluster is started
-with ``allowed-failures = 0``); the build then submits it once more, and records a
+with ``allowed-failures = 0`` and ``worker-saturation = 1.0``, so a task queued behind
+the lost one is not blamed); the build then submits it once more, and records a
 ``crash`` failure with that reason if it is lost again. Jobs whose device is ``gpu``
 ask for a ``GPU`` resource, so only workers started with ``--resources GPU=1``
 take them.
@@ -41,6 +42,8 @@ _ADDRESS = re.compile(r"^(tcp|tls|ws|wss|ucx|inproc)://\S+$")
 _ONE_AT_A_TIME = threading.Lock()
 #: how often a job lost with its Dask worker is submitted again
 RETRIES = 1
+#: seconds to wait for the scheduler at a tcp:// address
+CONNECT_TIMEOUT = 30
 
 Progress = Callable[[Iterable[Outcome], int], Iterator[Outcome]]
 
@@ -168,11 +171,14 @@ def _client(address: str, settings: RunSettings) -> Iterator[Any]:
     from distributed import Client, LocalCluster
 
     if address != LOCAL_CLUSTER:
-        with Client(address, timeout=30) as client:
+        with Client(address, timeout=CONNECT_TIMEOUT) as client:
             yield client
         return
     resources = {"GPU": 1} if settings.device == "gpu" else None
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+    # a lost worker fails its task at once (the build retries it), and no task waits on a busy worker,
+    # where it would die with the worker although it never started
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                          "distributed.scheduler.worker-saturation": 1.0}), \
             LocalCluster(n_workers=max(1, settings.workers), threads_per_worker=1, processes=True,
                          dashboard_address=None, memory_limit=0, resources=resources) as cluster, \
             Client(cluster) as client:
