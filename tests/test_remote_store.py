@@ -119,6 +119,13 @@ def test_failure_records_live_in_the_bucket(s3: S3, tmp_path: Path) -> None:  # 
     second = remote_build(src, url, tmp_path / "cache-b")
     assert second.summary == (0, 0, 1)
     assert any("exploded on purpose" in w for w in second.tensorviz_warnings())
+    # a failure recorded on a machine with another Python environment does not block this one
+    assert len(record["environment"]) == 64
+    s3.fs().pipe_file(f"{url.removeprefix('s3://')}/{key}",
+                      json.dumps({**record, "environment": "0" * 64}).encode())
+    third = remote_build(src, url, tmp_path / "cache-c")
+    assert third.summary == (1, 0, 1)
+    assert json.loads(objects(s3, url)[key])["environment"] == record["environment"]  # recorded again, here
 
 
 def test_two_concurrent_builds_write_one_store(s3: S3, tmp_path: Path) -> None:  # noqa: F811
