@@ -12,10 +12,10 @@ import argparse
 import sys
 
 from .. import __version__
-from . import execute, gc, show, status, transfer, verify
+from . import execute, gc, pull, push, show, status, verify
 from .project import CliError
 
-SUBCOMMANDS = (status, execute, verify, gc, show, transfer)
+SUBCOMMANDS = (status, execute, verify, gc, show, push, pull)
 
 
 def build_parser() -> argparse.ArgumentParser:

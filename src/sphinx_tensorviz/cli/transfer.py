@@ -1,5 +1,5 @@
-"""``tensorviz push FOLDER STORE`` and ``tensorviz pull STORE FOLDER``: copy artifacts to or from a
-remote store (an fsspec URL such as ``s3://bucket/course``), validating each one on the way."""
+"""What ``tensorviz push FOLDER STORE`` and ``tensorviz pull STORE FOLDER`` share: copy artifacts to or
+from a remote store (an fsspec URL such as ``s3://bucket/course``), validating each one on the way."""
 
 from __future__ import annotations
 
@@ -12,22 +12,19 @@ from ..store.sync import copy_store
 from .project import CliError
 
 
-def add_parser(subparsers: Any) -> None:
-    for name, source, target, text in (
-        ("push", "FOLDER", "STORE", "copy the artifacts of a local folder to a store (e.g. s3://bucket/course)"),
-        ("pull", "STORE", "FOLDER", "copy the artifacts of a store (e.g. s3://bucket/course) to a local folder"),
-    ):
-        parser = subparsers.add_parser(
-            name, help=text,
-            description=f"{text[0].upper()}{text[1:]}. Each artifact is validated before it is copied; those the "
-                        "target already has are skipped. Credentials and endpoints come from the environment "
-                        "(e.g. AWS_PROFILE, AWS_ENDPOINT_URL), as for fsspec.",
-        )
-        parser.add_argument("source", metavar=source, help="where the artifacts are")
-        parser.add_argument("target", metavar=target, help="where they are copied to")
-        parser.add_argument("--failures", action="store_true",
-                            help="copy failure records too (for figures the target has no artifact of)")
-        parser.set_defaults(run=run)
+def add_transfer_parser(subparsers: Any, name: str, source: str, target: str, text: str) -> None:
+    """The ``push`` or ``pull`` subcommand: ``tensorviz NAME SOURCE TARGET [--failures]``."""
+    parser = subparsers.add_parser(
+        name, help=text,
+        description=f"{text[0].upper()}{text[1:]}. Each artifact is validated before it is copied; those the "
+                    "target already has are skipped. Credentials and endpoints come from the environment "
+                    "(e.g. AWS_PROFILE, AWS_ENDPOINT_URL), as for fsspec.",
+    )
+    parser.add_argument("source", metavar=source, help="where the artifacts are")
+    parser.add_argument("target", metavar=target, help="where they are copied to")
+    parser.add_argument("--failures", action="store_true",
+                        help="copy failure records too (for figures the target has no artifact of)")
+    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
