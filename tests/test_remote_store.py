@@ -217,3 +217,21 @@ def test_push_refuses_a_broken_artifact(s3: S3, tmp_path: Path, capsys: pytest.C
     assert "0 artifact(s) copied" in out and "1 refused" in out
     assert "not copied" in err and "schema" in err
     assert objects(s3, url) == {}
+
+
+def test_an_unreachable_store_warns_and_the_build_goes_on(tmp_path: Path) -> None:
+    from remote_util import free_port
+
+    src = copy_root("cli", tmp_path / "cli")
+    env = {**os.environ, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}", "AWS_ACCESS_KEY_ID": "x",
+           "AWS_SECRET_ACCESS_KEY": "y", "AWS_DEFAULT_REGION": "us-east-1", "AWS_MAX_ATTEMPTS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-D", "tensorviz_artifact_store=s3://nowhere/course",
+         "-D", f"tensorviz_cache_dir={tmp_path / 'cache'}", str(src), str(src / "_build")],
+        env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "WARNING" in line]
+    assert any("cannot be read (the store s3://nowhere/course cannot be used" in w for w in warnings), warnings
+    assert any("cannot write to the artifact store s3://nowhere/course" in w and "shown from memory" in w
+               for w in warnings), warnings
+    assert (src / "_build" / "index.html").read_text("utf-8").count("<svg") >= 2  # both figures drawn

@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         print(f"tensorviz {args.command}: error: {exc}", file=sys.stderr)
         return exc.code
+    except OSError as exc:  # e.g. a remote store that cannot be reached or written
+        print(f"tensorviz {args.command}: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("tensorviz: interrupted", file=sys.stderr)
         return 130

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +36,18 @@ from .hashing import sha256_text
 #: schemes fsspec can only read
 READ_ONLY = ("http", "https")
 _HASH_LEN = 64
+#: seconds a store that could not be reached is not asked again (each try may cost seconds of retries)
+RETRY_AFTER = 60.0
+#: url -> (when, why) of stores found unreachable in this process
+_DOWN: dict[str, tuple[float, str]] = {}
 
 
 class ReadOnlyStore(OSError):
     """A write to a store that can only be read (an HTTPS mirror)."""
+
+
+class StoreUnreachable(OSError):
+    """The remote store did not answer (no network, wrong endpoint, connection refused)."""
 
 
 def is_url(location: str) -> bool:
@@ -87,6 +96,24 @@ class RemoteStore(ArtifactStore):
     def location(self) -> str:
         return self.url
 
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """``self._fs.<method>(...)``; a store that does not answer raises :class:`StoreUnreachable`
+        now and, without asking again, for the next ``RETRY_AFTER`` seconds."""
+        down = _DOWN.get(self.url)
+        if down and time.monotonic() - down[0] < RETRY_AFTER:
+            raise StoreUnreachable(down[1])
+        try:
+            return getattr(self._fs, method)(*args, **kwargs)
+        except OSError as exc:
+            if not isinstance(exc, (ConnectionError, TimeoutError)):
+                raise  # not found, permission denied, ...: an answer from the store
+            problem: Exception = exc
+        except Exception as exc:  # noqa: BLE001 - the file system's own errors (botocore, aiohttp, ...)
+            problem = exc
+        message = f"the store {self.url} cannot be used ({type(problem).__name__}: {problem})"
+        _DOWN[self.url] = (time.monotonic(), message)
+        raise StoreUnreachable(message) from problem
+
     def _remote(self, kind: str, content_hash: str) -> str:
         _check_hash(content_hash)
         folder = self._base if kind == "artifact" else f"{self._base}/failures"
@@ -100,7 +127,7 @@ class RemoteStore(ArtifactStore):
     def _list(self, folder: str) -> list[str]:
         self._fs.invalidate_cache()  # another build may have written since
         try:
-            names = self._fs.ls(folder, detail=False)
+            names = self._call("ls", folder, detail=False)
         except (FileNotFoundError, NotImplementedError):
             return []
         except OSError as exc:
@@ -119,13 +146,13 @@ class RemoteStore(ArtifactStore):
         if super().has_artifact(content_hash):
             return True
         try:
-            return bool(self._fs.exists(self._remote("artifact", content_hash)))
+            return bool(self._call("exists", self._remote("artifact", content_hash)))
         except OSError:
             return False
 
     def size_of(self, kind: str, content_hash: str) -> int | None:
         try:
-            return int(self._fs.size(self._remote(kind, content_hash)))
+            return int(self._call("size", self._remote(kind, content_hash)))
         except (OSError, TypeError, ValueError):
             return None
 
@@ -133,7 +160,7 @@ class RemoteStore(ArtifactStore):
     def _fetch(self, kind: str, content_hash: str) -> bytes | None:
         """The remote object's bytes, ``None`` when absent; OSError when the store cannot be read."""
         try:
-            return bytes(self._fs.cat_file(self._remote(kind, content_hash)))
+            return bytes(self._call("cat_file", self._remote(kind, content_hash)))
         except FileNotFoundError:
             return None
 
@@ -147,8 +174,8 @@ class RemoteStore(ArtifactStore):
         shown = self.shown("artifact", content_hash)
         try:
             data = self._fetch("artifact", content_hash)
-        except OSError as exc:
-            return StoreProblem(shown, f"cannot be read ({exc})")
+        except OSError as exc:  # a result kept in memory because the store failed is still good
+            return self._held("artifact", content_hash) or StoreProblem(shown, f"cannot be read ({exc})")
         if data is None:
             return self._held("artifact", content_hash)
         if self.max_mb is not None and len(data) > self.max_mb * 1024 * 1024:
@@ -172,7 +199,9 @@ class RemoteStore(ArtifactStore):
         try:
             data = self._fetch("failure", content_hash)
             record = json.loads(data) if data is not None else self._held("failure", content_hash)
-        except (OSError, ValueError):
+        except OSError:
+            record = self._held("failure", content_hash)
+        except ValueError:
             return None
         return usable_failure(content_hash, record)
 
@@ -180,13 +209,13 @@ class RemoteStore(ArtifactStore):
     def _put(self, kind: str, content_hash: str, text: str) -> None:
         if self.read_only:
             raise ReadOnlyStore(f"{self.url} is read-only (HTTP); write to the store it mirrors")
-        self._fs.pipe_file(self._remote(kind, content_hash), text.encode("utf-8"))
+        self._call("pipe_file", self._remote(kind, content_hash), text.encode("utf-8"))
 
     def _remove(self, kind: str, content_hash: str) -> None:
         if self.read_only:
             raise ReadOnlyStore(f"{self.url} is read-only (HTTP)")
         try:
-            self._fs.rm_file(self._remote(kind, content_hash))
+            self._call("rm_file", self._remote(kind, content_hash))
         except FileNotFoundError:
             pass
 
