@@ -235,3 +235,36 @@ def test_an_unreachable_store_warns_and_the_build_goes_on(tmp_path: Path) -> Non
     assert any("cannot write to the artifact store s3://nowhere/course" in w and "shown from memory" in w
                for w in warnings), warnings
     assert (src / "_build" / "index.html").read_text("utf-8").count("<svg") >= 2  # both figures drawn
+
+
+def test_signed_artifacts_are_checked_by_readers_that_require_them(heatmaps: dict, s3: S3, tmp_path: Path,  # noqa: F811
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinx_tensorviz.store.signing import KEY_VARIABLE
+
+    signed, unsigned = s3.url("signed"), s3.url("unsigned")
+    local_store = str(heatmaps["local"] / "tensorviz_artifacts")
+    assert main(["push", local_store, unsigned]) == 0  # no key in this environment
+    monkeypatch.setenv(KEY_VARIABLE, "ci-secret")
+    assert main(["push", local_store, signed]) == 0
+    assert sum(k.startswith("signatures/") and k.endswith(".sig") for k in objects(s3, signed)) == 4
+    assert not any(k.startswith("signatures/") for k in objects(s3, unsigned))
+
+    def reader(url: str, cache: str) -> Build:
+        src = copy_root("heatmap", tmp_path / cache)
+        return remote_build(src, url, tmp_path / f"cache-{cache}", tensorviz_execution_mode="cache-only",
+                            tensorviz_require_signature=True)
+
+    assert reader(signed, "good").summary == (0, 4, 0)
+    refused = reader(unsigned, "unsigned").tensorviz_warnings()
+    assert len(refused) == 4 and all("is not signed" in w and "tensorviz.store" in w for w in refused)
+    monkeypatch.setenv(KEY_VARIABLE, "someone-else")
+    forged = reader(signed, "forged").tensorviz_warnings()
+    assert len(forged) == 4 and all("signature that does not match" in w for w in forged)
+    # a cache filled by a reader that did not check is checked again once signatures are required
+    plain = copy_root("heatmap", tmp_path / "plain")
+    assert remote_build(plain, unsigned, tmp_path / "cache-shared", tensorviz_execution_mode="cache-only"
+                        ).summary == (0, 4, 0)
+    monkeypatch.setenv(KEY_VARIABLE, "ci-secret")
+    again = remote_build(plain, unsigned, tmp_path / "cache-shared", tensorviz_execution_mode="cache-only",
+                         tensorviz_require_signature=True)
+    assert len(again.tensorviz_warnings()) == 4

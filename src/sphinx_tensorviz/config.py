@@ -42,6 +42,8 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
                 "az://, read-only https://). Empty: tensorviz_artifact_dir."),
     ConfigValue("tensorviz_cache_dir", "", (str, os.PathLike),
                 "Local cache of a remote store (empty: a folder per store under ~/.cache/sphinx-tensorviz).", ""),
+    ConfigValue("tensorviz_require_signature", False, (bool,),
+                "Refuse remote artifacts not signed with the key in TENSORVIZ_SIGNING_KEY."),
     ConfigValue("tensorviz_executor", "local", (str,),
                 "local: worker processes on this machine; dask-local: a Dask LocalCluster; "
                 "tcp://host:8786: the Dask scheduler at that address.", ""),
@@ -93,6 +95,7 @@ class Settings:
     sandbox: str = ""
     store_url: str = ""  #: a remote store's URL ("" for a local folder, then ``store_dir``; else its cache)
     executor: str = "local"
+    require_signature: bool = False
 
 
 def app_of(env: Any) -> Sphinx:
@@ -123,6 +126,7 @@ def settings(app: Sphinx) -> Settings:
         sandbox=cfg.tensorviz_sandbox,
         store_url=store_url(cfg),
         executor=cfg.tensorviz_executor,
+        require_signature=bool(cfg.tensorviz_require_signature),
     )
 
 
@@ -169,6 +173,7 @@ def _check_remote(config: Config) -> None:
     """A remote store or Dask executor whose optional packages are missing falls back to local, loudly."""
     from .execute.dask_executor import executor_problem
     from .store.remote import filesystem, is_url
+    from .store.signing import KEY_VARIABLE, signing_key
 
     location = str(config.tensorviz_artifact_store or "")
     if is_url(location):
@@ -176,6 +181,11 @@ def _check_remote(config: Config) -> None:
             filesystem(location)
         except (ImportError, ValueError) as exc:
             _reset(config, "tensorviz_artifact_store", f"cannot be opened ({exc})")
+    if config.tensorviz_require_signature and not is_url(location):
+        _reset(config, "tensorviz_require_signature", "applies to remote stores only (tensorviz_artifact_store = URL)")
+    elif config.tensorviz_require_signature and not signing_key():
+        warn(f"tensorviz_require_signature is on but {KEY_VARIABLE} is not set: every remote artifact will be "
+             "refused. Set the key in the environment of this build", Subtype.config)
     problem = executor_problem(config.tensorviz_executor)
     if problem:
         _reset(config, "tensorviz_executor", problem)

@@ -141,7 +141,8 @@ class ArtifactStore:
         if getattr(conf, "store_url", ""):
             from .remote import RemoteStore
 
-            return RemoteStore(conf.store_url, conf.store_dir, trusted, max_mb=conf.max_result_mb)
+            return RemoteStore(conf.store_url, conf.store_dir, trusted, max_mb=conf.max_result_mb,
+                               require_signature=getattr(conf, "require_signature", False))
         return cls(conf.store_dir, trusted, max_mb=conf.max_result_mb)
 
     # -- paths -------------------------------------------------------------

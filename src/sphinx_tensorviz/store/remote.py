@@ -32,6 +32,7 @@ from typing import Any
 
 from .artifacts import ArtifactStore, StoreProblem, _check_hash, _is_hex, dump_json, schema_errors, usable_failure
 from .hashing import sha256_text
+from .signing import sign, signature_problem, signing_key
 
 #: schemes fsspec can only read
 READ_ONLY = ("http", "https")
@@ -75,10 +76,10 @@ def default_cache_dir(url: str) -> Path:
     return (base / "sphinx-tensorviz" / "stores" / sha256_text(url.rstrip("/"))[:16]).resolve()
 
 
-def open_store(location: str, cache: Path | None = None) -> ArtifactStore:
+def open_store(location: str, cache: Path | None = None, require_signature: bool = False) -> ArtifactStore:
     """The store at ``location``: a folder, or a URL (cached in ``cache`` or the default cache)."""
     if is_url(location):
-        return RemoteStore(location, cache or default_cache_dir(location))
+        return RemoteStore(location, cache or default_cache_dir(location), require_signature=require_signature)
     return ArtifactStore(Path(location.removeprefix("file://")))
 
 
@@ -86,9 +87,10 @@ class RemoteStore(ArtifactStore):
     """Artifacts and failure records at ``url``, cached in the local folder ``cache``."""
 
     def __init__(self, url: str, cache: Path, trusted: dict[str, list[int]] | None = None,
-                 max_mb: float | None = None, fs: Any = None) -> None:
+                 max_mb: float | None = None, fs: Any = None, require_signature: bool = False) -> None:
         super().__init__(cache, trusted, max_mb)
         self.url = url.rstrip("/")
+        self.require_signature = require_signature  # refuse artifacts not signed with the key (signing.py)
         self.read_only = self.url.split("://", 1)[0].lower() in READ_ONLY
         self._fs, self._base = (fs, self.url.split("://", 1)[1]) if fs is not None else filesystem(self.url)
 
@@ -116,6 +118,8 @@ class RemoteStore(ArtifactStore):
 
     def _remote(self, kind: str, content_hash: str) -> str:
         _check_hash(content_hash)
+        if kind == "signature":
+            return f"{self._base}/signatures/{content_hash}.sig"
         folder = self._base if kind == "artifact" else f"{self._base}/failures"
         return f"{folder}/{content_hash}.json"
 
@@ -168,9 +172,9 @@ class RemoteStore(ArtifactStore):
         cached = self.artifact_path(content_hash)
         if cached.is_file():
             found = super().read_artifact(content_hash)
-            if not isinstance(found, StoreProblem):
+            if not isinstance(found, StoreProblem) and self._cached_signature_ok(content_hash):
                 return found
-            cached.unlink(missing_ok=True)  # a bad cached copy: fetch the remote one again
+            cached.unlink(missing_ok=True)  # a bad or unsigned cached copy: fetch the remote one again
         shown = self.shown("artifact", content_hash)
         try:
             data = self._fetch("artifact", content_hash)
@@ -184,9 +188,20 @@ class RemoteStore(ArtifactStore):
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return StoreProblem(shown, "is not UTF-8 text")
+        signature = None
+        if self.require_signature:
+            try:
+                signature = self._fetch("signature", content_hash)
+            except OSError as exc:
+                return StoreProblem(shown, f"cannot be checked: its signature cannot be read ({exc})")
+            problem = signature_problem(signing_key(), data, signature)
+            if problem:
+                return StoreProblem(shown, problem)
         try:
             with self._lock():
                 self._write(cached, text)
+                if signature is not None:
+                    self._write(self._cached_signature(content_hash), signature.decode("ascii", "replace"))
         except OSError as exc:
             return StoreProblem(shown, f"cannot be cached in {self.root} ({exc})")
         found = super().read_artifact(content_hash)  # every check a local file gets
@@ -194,6 +209,20 @@ class RemoteStore(ArtifactStore):
             cached.unlink(missing_ok=True)
             return StoreProblem(shown, found.reason)
         return found
+
+    def _cached_signature(self, content_hash: str) -> Path:
+        return self.root / "signatures" / f"{content_hash}.sig"
+
+    def _cached_signature_ok(self, content_hash: str) -> bool:
+        """Without tensorviz_require_signature always; with it, when the cached copy's signature checks."""
+        if not self.require_signature:
+            return True
+        try:
+            data = self.artifact_path(content_hash).read_bytes()
+            signature = self._cached_signature(content_hash).read_bytes()
+        except OSError:
+            return False
+        return signature_problem(signing_key(), data, signature) is None
 
     def read_failure(self, content_hash: str) -> dict[str, Any] | None:
         try:
@@ -225,6 +254,9 @@ class RemoteStore(ArtifactStore):
             raise ValueError("refusing to store an invalid artifact: " + "; ".join(errors[:3]))
         content_hash = artifact["contentHash"]
         text = dump_json(artifact)
+        key = signing_key()
+        if key is not None:  # the signature first: a reader never sees the new artifact unsigned
+            self._put("signature", content_hash, sign(key, text.encode("utf-8")))
         self._put("artifact", content_hash, text)
         self._remove("failure", content_hash)
         path = self.artifact_path(content_hash)
@@ -237,6 +269,7 @@ class RemoteStore(ArtifactStore):
 
     def delete_artifact(self, content_hash: str) -> None:
         self._remove("artifact", content_hash)
+        self._remove("signature", content_hash)
         super().delete_artifact(content_hash)
 
     def delete_failure(self, content_hash: str) -> None:
