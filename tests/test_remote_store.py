@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -268,3 +269,19 @@ def test_signed_artifacts_are_checked_by_readers_that_require_them(heatmaps: dic
     again = remote_build(plain, unsigned, tmp_path / "cache-shared", tensorviz_execution_mode="cache-only",
                          tensorviz_require_signature=True)
     assert len(again.tensorviz_warnings()) == 4
+
+
+def test_the_course_builds_from_its_artifacts_in_a_bucket(s3: S3, tmp_path: Path,  # noqa: F811
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    lessons = Path(__file__).resolve().parents[1] / "lessons"
+    committed = {p.name: p.read_bytes() for p in (lessons / "tensorviz_artifacts").glob("*.json")}
+    url = s3.url("course")
+    assert main(["push", str(lessons / "tensorviz_artifacts"), url]) == 0
+    capsys.readouterr()
+    assert objects(s3, url) == committed  # byte for byte
+    src = tmp_path / "lessons"
+    shutil.copytree(lessons, src, ignore=shutil.ignore_patterns("_build", "__pycache__", "tensorviz_artifacts"))
+    built = remote_build(src, url, tmp_path / "cache", tensorviz_execution_mode="cache-only")
+    assert built.summary == (0, len(committed), 0)
+    assert built.tensorviz_warnings() == []
+    assert {p.name: p.read_bytes() for p in (tmp_path / "cache").glob("*.json")} == committed

@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         orphans = [h for h in store.artifact_hashes() if h not in used]
         stale_failures = [h for h in store.failure_hashes() if h not in used]
         rows = []
+        store.prefetch(orphans)
         for content_hash in orphans:
             rows.append([content_hash[:12], *_describe(store, content_hash)])
         for content_hash in stale_failures:

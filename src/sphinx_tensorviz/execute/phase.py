@@ -66,6 +66,7 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
     for request in requests:
         first.setdefault(request.content_hash, request)
     environment = EnvironmentCheck(conf.python, conf.timeout)
+    store.prefetch(first)
     to_run = {h: r for h, r in first.items() if _needs_run(h, r, store, conf, environment)}
     if to_run and sandbox_refused(conf.sandbox):
         to_run = {}

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,7 @@ class RemoteStore(ArtifactStore):
         super().__init__(cache, trusted, max_mb)
         self.url = url.rstrip("/")
         self.require_signature = require_signature  # refuse artifacts not signed with the key (signing.py)
+        self._prefetched: dict[str, bytes] = {}
         self.read_only = self.url.split("://", 1)[0].lower() in READ_ONLY
         self._fs, self._base = (fs, self.url.split("://", 1)[1]) if fs is not None else filesystem(self.url)
 
@@ -161,8 +163,24 @@ class RemoteStore(ArtifactStore):
             return None
 
     # -- reading -------------------------------------------------------------
+    def prefetch(self, hashes: Iterable[str]) -> None:
+        """Fetch the artifacts among ``hashes`` that are not cached, concurrently (one request each, in
+        flight together), so that reading them one by one next costs no round trip."""
+        wanted = {self._remote("artifact", h): h for h in hashes if not self.artifact_path(h).is_file()}
+        if not wanted:
+            return
+        try:
+            found = self._call("cat", sorted(wanted), on_error="omit")
+        except OSError:
+            return  # read one by one later, with the error reported per figure
+        for path, data in found.items():
+            if path in wanted and isinstance(data, (bytes, bytearray)):
+                self._prefetched[wanted[path]] = bytes(data)
+
     def _fetch(self, kind: str, content_hash: str) -> bytes | None:
         """The remote object's bytes, ``None`` when absent; OSError when the store cannot be read."""
+        if kind == "artifact" and content_hash in self._prefetched:
+            return self._prefetched.pop(content_hash)
         try:
             return bytes(self._call("cat_file", self._remote(kind, content_hash)))
         except FileNotFoundError:
