@@ -54,9 +54,11 @@ def executor_problem(value: Any) -> str | None:
         return None
     if value != LOCAL_CLUSTER and not (isinstance(value, str) and _ADDRESS.match(value)):
         return "must be 'local', 'dask-local' or a Dask scheduler address such as 'tcp://host:8786'"
-    if importlib.util.find_spec("distributed") is None:
-        return "needs Dask's distributed package: pip install 'sphinx-tensorviz[dask]'"
-    return None
+    try:
+        found = importlib.util.find_spec("distributed") is not None
+    except ImportError:
+        found = False
+    return None if found else "needs Dask's distributed package: pip install 'sphinx-tensorviz[dask]'"
 
 
 def executor_for(conf: Any) -> Callable[..., dict[str, Outcome]]:
