@@ -112,6 +112,17 @@ def test_a_worker_without_the_source_tree_runs_the_jobs(cluster: dict, local_cli
     same_artifacts(src, local_cli)
 
 
+def test_verify_runs_on_the_cluster(cluster: dict, local_cli: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sphinx_tensorviz.cli import main
+
+    src = cluster["courses"] / "verify"  # type: ignore[operator]
+    shutil.copytree(local_cli, src, ignore=shutil.ignore_patterns("_build"))
+    code = main(["verify", str(src), "-D", f"tensorviz_executor={cluster['address']}"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "2 of 2 artifacts reproduced" in out
+
+
 def test_gpu_figures_need_a_worker_with_a_gpu_resource(cluster: dict) -> None:
     src = copy_root("cli", cluster["courses"] / "gpu")  # type: ignore[operator]
     built = run_sphinx(src, confoverrides={"tensorviz_executor": cluster["address"], "tensorviz_device": "gpu"})

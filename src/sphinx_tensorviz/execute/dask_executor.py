@@ -32,6 +32,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sphinx.util import logging
+
 from ..warnings_ import Subtype, warn
 from .portable import PortableJobError, materialise, portable_job
 from .runner import Outcome, RunSettings, run_jobs
@@ -46,6 +48,7 @@ RETRIES = 1
 CONNECT_TIMEOUT = 30
 
 Progress = Callable[[Iterable[Outcome], int], Iterator[Outcome]]
+logger = logging.getLogger("sphinx_tensorviz")
 
 
 def executor_problem(value: Any) -> str | None:
@@ -137,9 +140,15 @@ def _submit_all(client: Any, jobs: dict[str, dict[str, Any]], settings: RunSetti
         key, attempt = owner.pop(future)
         outcome = _outcome(key, future, attempt)
         if outcome is None:  # the worker was lost: once more
+            logger.info("tensorviz: the Dask worker running %s was lost; trying it once more", _shown(jobs[key]))
             submit(key, attempt + 1)
             continue
         yield outcome
+
+
+def _shown(job: dict[str, Any]) -> str:
+    """The job's lesson file (or page and line, for inline code), as the build shows figures."""
+    return str(job.get("inlineName") or job.get("entryPath") or job.get("entry"))
 
 
 def _outcome(key: str, future: Any, attempt: int) -> Outcome | None:
