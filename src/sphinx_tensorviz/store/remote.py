@@ -44,6 +44,15 @@ RETRY_AFTER = 60.0
 _DOWN: dict[str, tuple[float, str]] = {}
 
 
+class RemoteName(str):
+    """An object's URL where messages expect a path: ``str()`` is the URL, ``.name`` the file name
+    (a :class:`~pathlib.Path` would fold ``s3://`` into ``s3:/``)."""
+
+    @property
+    def name(self) -> str:
+        return self.rsplit("/", 1)[-1]
+
+
 class ReadOnlyStore(OSError):
     """A write to a store that can only be read (an HTTPS mirror)."""
 
@@ -126,8 +135,8 @@ class RemoteStore(ArtifactStore):
         return f"{folder}/{content_hash}.json"
 
     def shown(self, kind: str, content_hash: str) -> Path:
-        """A path-like name for messages (``.name`` is the file name)."""
-        return Path(self.url + self._remote(kind, content_hash)[len(self._base):])
+        """The object's URL, path-like for messages (``.name`` is the file name)."""
+        return RemoteName(self.url + self._remote(kind, content_hash)[len(self._base):])  # type: ignore[return-value]
 
     # -- listing -------------------------------------------------------------
     def _list(self, folder: str) -> list[str]:
