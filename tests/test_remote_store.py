@@ -191,6 +191,8 @@ def test_push_pull_round_trip_and_cli_on_s3(heatmaps: dict, s3: S3, tmp_path: Pa
     some = next(iter(artifact_files(heatmaps["local"])))
     assert main(["show", some[:10], str(heatmaps["local"]), *project]) == 0
     assert f"{url}/{some}.json" in capsys.readouterr().out  # where it is, as a URL
+    assert main(["verify", str(heatmaps["local"]), "--doc", "numpy", *project]) == 0
+    assert "2 of 2 artifacts reproduced" in capsys.readouterr().out
     # an orphan in the bucket: gc lists it, and --delete removes it from the bucket
     orphan = json.loads((local_store / f"{some}.json").read_text("utf-8"))
     orphan_store = ArtifactStore(tmp_path / "orphan")
