@@ -4,6 +4,7 @@ distributed the default build works, and asking for them says which extra to ins
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,22 +12,14 @@ from pathlib import Path
 import pytest
 
 from conftest import SUMMARY, copy_root
+from test_course import WITHOUT_FRAMEWORKS
 
 pytestmark = pytest.mark.sphinx
 
-#: makes the extras' packages unimportable in the build process
-WITHOUT_EXTRAS = """
-import importlib.abc, sys
-BLOCKED = {"fsspec", "s3fs", "gcsfs", "adlfs", "aiohttp", "botocore", "aiobotocore", "dask", "distributed"}
-class NotInstalled(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in BLOCKED:
-            raise ModuleNotFoundError(f"No module named {name!r}")
-        return None
-sys.meta_path.insert(0, NotInstalled())
-from sphinx.cmd.build import main
-sys.exit(main(sys.argv[1:]))
-"""
+#: the course tests' prelude (packages made unimportable in the build process), blocking the extras
+BLOCKED = '{"fsspec", "s3fs", "gcsfs", "adlfs", "aiohttp", "botocore", "aiobotocore", "dask", "distributed"}'
+WITHOUT_EXTRAS = re.sub(r"BLOCKED = \{[^}]*\}", lambda _: f"BLOCKED = {BLOCKED}", WITHOUT_FRAMEWORKS)
+assert WITHOUT_EXTRAS != WITHOUT_FRAMEWORKS
 
 
 def build_without_extras(src: Path, *defines: str) -> subprocess.CompletedProcess[str]:
