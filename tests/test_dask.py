@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -65,21 +66,17 @@ def _bwrap_works() -> bool:
     return done.returncode == 0
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
-    """A scheduler and one worker process; the worker sees an empty folder where courses live."""
-    if not _bwrap_works():
-        pytest.skip("needs bubblewrap (bwrap) to hide the course from the Dask worker")
-    base = tmp_path_factory.mktemp("cluster")
-    hidden = base / "courses"
-    hidden.mkdir()
+@contextlib.contextmanager
+def dask_processes(base: Path, hidden: Path | None = None) -> Iterator[tuple[str, int]]:
+    """A ``dask scheduler`` and one ``dask worker`` process (in a mount namespace where ``hidden`` is an
+    empty tmpfs, if given); yields the scheduler's address and pid, and stops both."""
     scheduler_file = base / "scheduler.json"
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.STDOUT, "start_new_session": True}
     scheduler = subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                   "--scheduler-file", str(scheduler_file)], **quiet)  # type: ignore[call-overload]
-    worker = subprocess.Popen(["bwrap", "--dev-bind", "/", "/", "--tmpfs", str(hidden), "--",
-                               str(DASK), "worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1",
-                               "--nworkers", "1", "--no-dashboard", "--memory-limit", "0"],
+    namespace = ["bwrap", "--dev-bind", "/", "/", "--tmpfs", str(hidden), "--"] if hidden else []
+    worker = subprocess.Popen([*namespace, str(DASK), "worker", "--scheduler-file", str(scheduler_file),
+                               "--nthreads", "1", "--nworkers", "1", "--no-dashboard", "--memory-limit", "0"],
                               **quiet)  # type: ignore[call-overload]
     try:
         deadline = time.monotonic() + 60
@@ -88,15 +85,28 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, obje
         address = json.loads(scheduler_file.read_text("utf-8"))["address"]
         with distributed.Client(address, timeout=60) as client:
             client.wait_for_workers(1, timeout=60)
-            yield {"address": address, "courses": hidden, "client": client}
+        yield address, scheduler.pid
     finally:
         for process in (worker, scheduler):
-            os.killpg(process.pid, signal.SIGTERM)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
             try:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
+    """A scheduler and one worker process; the worker sees an empty folder where courses live."""
+    if not _bwrap_works():
+        pytest.skip("needs bubblewrap (bwrap) to hide the course from the Dask worker")
+    base = tmp_path_factory.mktemp("cluster")
+    hidden = base / "courses"
+    hidden.mkdir()
+    with dask_processes(base, hidden) as (address, _), distributed.Client(address, timeout=60) as client:
+        yield {"address": address, "courses": hidden, "client": client}
 
 
 def test_a_worker_without_the_source_tree_runs_the_jobs(cluster: dict, local_cli: Path) -> None:
@@ -191,3 +201,17 @@ def test_a_killed_worker_is_retried_once_then_recorded(tmp_path: Path) -> None:
     assert artifact["data"]["values"] == [[1.0, 1.0], [1.0, 1.0]]  # the one that survived its retry
     (record,) = [json.loads(p.read_text("utf-8")) for p in (store_dir(src) / "failures").glob("*.json")]
     assert record["subtype"] == "crash" and "lost 2 times" in record["message"]
+
+
+def test_a_lost_scheduler_leaves_the_open_figures_for_the_next_build(tmp_path: Path) -> None:
+    src = copy_root("cli", tmp_path / "cli")
+    with dask_processes(tmp_path) as (address, scheduler_pid):
+        with (src / "index.md").open("a", encoding="utf-8") as page:  # lesson code that kills the scheduler
+            page.write(f"\n```{{tv-heatmap}}\n:alt: Kills the scheduler.\n\nimport os, signal, time\n"
+                       f"import numpy as np\nos.kill({scheduler_pid}, signal.SIGKILL)\ntime.sleep(3)\n"
+                       "result = np.ones((2, 2))\n```\n")
+        built = run_sphinx(src, confoverrides={"tensorviz_executor": address})
+    lost = [w for w in built.tensorviz_warnings() if "tensorviz.config" in w]
+    assert len(lost) == 1 and "cannot use the Dask cluster" in lost[0] and "scheduler" in lost[0]
+    assert "run again on the next build" in lost[0]
+    assert not list((store_dir(src) / "failures").glob("*.json"))  # nothing recorded against the code

@@ -48,6 +48,11 @@ RETRIES = 1
 CONNECT_TIMEOUT = 30
 
 Progress = Callable[[Iterable[Outcome], int], Iterator[Outcome]]
+
+
+class ClusterLost(OSError):
+    """The scheduler went away (or cancelled the jobs): nothing is recorded for the jobs still open."""
+
 logger = logging.getLogger("sphinx_tensorviz")
 
 
@@ -106,7 +111,7 @@ def run_on_dask(jobs: dict[str, dict[str, Any]], settings: RunSettings, address:
             finished = _submit_all(client, carried, remote)
             for outcome in progress(finished, len(carried)) if progress else finished:
                 outcomes[outcome.key] = outcome
-    except (OSError, TimeoutError, RuntimeError) as exc:  # no scheduler there, a cluster that did not start
+    except (OSError, TimeoutError, RuntimeError) as exc:  # no scheduler, a cluster that did not start or was lost
         warn(f"tensorviz_executor = {address!r}: cannot use the Dask cluster ({exc}); "
              f"{len(carried) - len(outcomes)} figure(s) were not executed and run again on the next build",
              Subtype.config)
@@ -153,10 +158,14 @@ def _shown(job: dict[str, Any]) -> str:
 
 def _outcome(key: str, future: Any, attempt: int) -> Outcome | None:
     """The job's outcome, or ``None`` when its worker was lost and it may be tried again."""
+    from concurrent.futures import CancelledError
+
     from distributed import KilledWorker
 
     try:
         return future.result()
+    except CancelledError as exc:  # the scheduler was lost or restarted: not the figure's fault
+        raise ClusterLost(f"the scheduler cancelled the jobs ({type(exc).__name__}: {exc})") from exc
     except KilledWorker as exc:
         if attempt < RETRIES:
             return None
