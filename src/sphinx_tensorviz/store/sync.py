@@ -10,9 +10,13 @@ asked (they describe one environment's failure, see ``tensorviz_execution_mode``
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .artifacts import ArtifactStore, StoreProblem
+
+#: artifacts copied at the same time
+WRITERS = 8
 
 
 @dataclass
@@ -29,16 +33,25 @@ def copy_store(source: ArtifactStore, target: ArtifactStore, failures: bool = Fa
     """Copy every valid artifact (and, if asked, failure record) that ``target`` lacks."""
     report = CopyReport()
     present = set(target.artifact_hashes())
-    for content_hash in source.artifact_hashes():
-        if content_hash in present:
-            report.skipped.append(content_hash)
-            continue
+    listed = source.artifact_hashes()
+    wanted = [h for h in listed if h not in present]
+    report.skipped = [h for h in listed if h in present]
+    source.prefetch(wanted)
+
+    def copy_one(content_hash: str) -> tuple[str, str | None]:
         found = source.read_artifact(content_hash)
         if isinstance(found, StoreProblem):
-            report.refused.append((content_hash, f"{found.path.name} {found.reason}"))
-        elif found is not None:
+            return content_hash, f"{found.path.name} {found.reason}"
+        if found is not None:
             target.write_artifact(found)
-            report.copied.append(content_hash)
+        return content_hash, None
+
+    with ThreadPoolExecutor(max_workers=WRITERS) as pool:  # remote writes wait on the network, not the CPU
+        for content_hash, problem in pool.map(copy_one, wanted):
+            if problem is None:
+                report.copied.append(content_hash)
+            else:
+                report.refused.append((content_hash, problem))
     if failures:
         have = set(target.failure_hashes())
         for content_hash in source.failure_hashes():
