@@ -43,6 +43,7 @@ def outdated_docs(
     conf = settings(app)
     store = ArtifactStore.for_settings(conf, trusted_of(env))
     stale = set(failing_claims_of(env)) - removed
+    store.prefetch(r.content_hash for requests in requests_of(env).values() for r in requests)
     stale |= {
         docname
         for docname, requests in requests_of(env).items()

@@ -174,8 +174,9 @@ class RemoteStore(ArtifactStore):
     # -- reading -------------------------------------------------------------
     def prefetch(self, hashes: Iterable[str]) -> None:
         """Fetch the artifacts among ``hashes`` that are not cached, concurrently (one request each, in
-        flight together), so that reading them one by one next costs no round trip."""
-        wanted = {self._remote("artifact", h): h for h in hashes if not self.artifact_path(h).is_file()}
+        flight together), and put the valid ones in the cache, so that reading them next costs no round
+        trip. Absent and invalid ones are left for :meth:`read_artifact` to report."""
+        wanted = {self._remote("artifact", h): h for h in set(hashes) if not self.artifact_path(h).is_file()}
         if not wanted:
             return
         try:
@@ -185,6 +186,7 @@ class RemoteStore(ArtifactStore):
         for path, data in found.items():
             if path in wanted and isinstance(data, (bytes, bytearray)):
                 self._prefetched[wanted[path]] = bytes(data)
+                self.read_artifact(wanted[path])  # checked and cached like any fetched artifact
 
     def _fetch(self, kind: str, content_hash: str) -> bytes | None:
         """The remote object's bytes, ``None`` when absent; OSError when the store cannot be read."""
