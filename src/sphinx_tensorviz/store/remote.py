@@ -166,6 +166,8 @@ class RemoteStore(ArtifactStore):
             return False
 
     def size_of(self, kind: str, content_hash: str) -> int | None:
+        if kind == "artifact" and self.artifact_path(content_hash).is_file():
+            return self.artifact_path(content_hash).stat().st_size  # the cached copy has the object's bytes
         try:
             return int(self._call("size", self._remote(kind, content_hash)))
         except (OSError, TypeError, ValueError):
