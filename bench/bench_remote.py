@@ -13,17 +13,17 @@
 Usage: ``python bench/bench_remote.py [--figures 1000] [--artifacts 10000]``. The defaults are the
 issue's sizes; on a shared two-core machine use e.g. ``--figures 200 --artifacts 2000``.
 
-Last run (shared 2-core machine, other agents' jobs running; ``--figures 100 --artifacts 2000``, the
-issue's sizes would take ~15 minutes here):
+Last runs (shared 2-core machine, other agents' jobs running; ``--figures 100`` and
+``--artifacts 10000``: 1,000 figures would hold both cores for minutes):
 
-    local       100 figures in  63.9 s: 1.57 figures/s, 1278 ms per figure per worker
-    dask-local  100 figures in  86.1 s: 1.16 figures/s, 1722 ms per figure per worker (cluster start included)
-    dask-local / local wall time: 1.35
-    push of 2000 artifacts to S3 (moto): 52.6 s (one at a time; with 8 at a time, 1000 take 8.3 s)
-    list                 local 0.02 s   S3  0.94 s
-    status (cold cache)  local 5.83 s   S3 33.10 s   S3/local 5.7
-    status (warm cache)  local 3.02 s   S3  3.20 s   S3/local 1.1
-    gc                   local 2.33 s   S3  4.60 s   S3/local 2.0
+    local       100 figures in 14.9 s: 6.69 figures/s, 299 ms per figure per worker
+    dask-local  100 figures in 22.0 s: 4.54 figures/s, 441 ms per figure per worker (cluster start included)
+    dask-local / local wall time: 1.48
+    push of 10000 artifacts to S3 (moto): 81.3 s
+    list                 local 0.04 s   S3  2.11 s
+    status (cold cache)  local 4.24 s   S3 77.27 s   S3/local 18.2
+    status (warm cache)  local 3.88 s   S3  6.41 s   S3/local  1.7
+    gc                   local 3.56 s   S3  9.18 s   S3/local  2.6
 
 moto runs in this process (a thread sharing the GIL), so the S3 numbers measure moto as much as the
 store; a real bucket answers GETs concurrently. Per-figure cost is dominated by starting a fresh
