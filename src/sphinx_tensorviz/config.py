@@ -37,6 +37,16 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
                 "force: re-execute every directive; off: execute nothing, silently."),
     ConfigValue("tensorviz_artifact_dir", "tensorviz_artifacts", (str, os.PathLike),
                 "Folder of the artifact store, relative to the folder of conf.py."),
+    ConfigValue("tensorviz_artifact_store", "", (str, os.PathLike),
+                "The artifact store: a folder (relative to conf.py) or an fsspec URL (s3://bucket/course, gs://, "
+                "az://, read-only https://). Empty: tensorviz_artifact_dir."),
+    ConfigValue("tensorviz_cache_dir", "", (str, os.PathLike),
+                "Local cache of a remote store (empty: a folder per store under ~/.cache/sphinx-tensorviz).", ""),
+    ConfigValue("tensorviz_require_signature", False, (bool,),
+                "Refuse remote artifacts not signed with the key in TENSORVIZ_SIGNING_KEY."),
+    ConfigValue("tensorviz_executor", "local", (str,),
+                "local: worker processes on this machine; dask-local: a Dask LocalCluster; "
+                "tcp://host:8786: the Dask scheduler at that address.", ""),
     ConfigValue("tensorviz_workers", 2, (int,),
                 "How many worker processes execute in parallel (at least 1).", ""),
     ConfigValue("tensorviz_timeout", 120, (int, float),
@@ -83,6 +93,9 @@ class Settings:
     max_heatmap_cells: int = 16_384
     max_graph_nodes: int = 20_000
     sandbox: str = ""
+    store_url: str = ""  #: a remote store's URL ("" for a local folder, then ``store_dir``; else its cache)
+    executor: str = "local"
+    require_signature: bool = False
 
 
 def app_of(env: Any) -> Sphinx:
@@ -99,7 +112,7 @@ def settings(app: Sphinx) -> Settings:
     cfg = app.config
     return Settings(
         mode=cfg.tensorviz_execution_mode,
-        store_dir=(Path(app.confdir) / cfg.tensorviz_artifact_dir).resolve(),
+        store_dir=store_folder(app.confdir, cfg),
         workers=cfg.tensorviz_workers,
         timeout=float(cfg.tensorviz_timeout),
         memory_limit_mb=cfg.tensorviz_memory_limit_mb,
@@ -111,7 +124,31 @@ def settings(app: Sphinx) -> Settings:
         max_heatmap_cells=cfg.tensorviz_max_heatmap_cells,
         max_graph_nodes=cfg.tensorviz_max_graph_nodes,
         sandbox=cfg.tensorviz_sandbox,
+        store_url=store_url(cfg),
+        executor=cfg.tensorviz_executor,
+        require_signature=bool(cfg.tensorviz_require_signature),
     )
+
+
+def store_url(cfg: Config) -> str:
+    """The remote store's URL, or "" when the store is a local folder."""
+    from .store.remote import is_url
+
+    location = str(cfg.tensorviz_artifact_store or "")
+    return location.rstrip("/") if is_url(location) else ""
+
+
+def store_folder(confdir: str | os.PathLike[str], cfg: Config) -> Path:
+    """The local store folder, or for a remote store its machine-local cache."""
+    location = str(cfg.tensorviz_artifact_store or cfg.tensorviz_artifact_dir).removeprefix("file://")
+    url = store_url(cfg)
+    if not url:
+        return (Path(confdir) / location).resolve()
+    if cfg.tensorviz_cache_dir:
+        return (Path(confdir) / cfg.tensorviz_cache_dir).resolve()
+    from .store.remote import default_cache_dir
+
+    return default_cache_dir(url)
 
 
 def check_config(app: Sphinx, config: Config) -> None:
@@ -129,6 +166,29 @@ def check_config(app: Sphinx, config: Config) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < smallest:
             _reset(config, name, f"must be a number of at least {smallest:g}")
     _choice(config, "tensorviz_sandbox", SANDBOXES)
+    _check_remote(config)
+
+
+def _check_remote(config: Config) -> None:
+    """A remote store or Dask executor whose optional packages are missing falls back to local, loudly."""
+    from .execute.dask_executor import executor_problem
+    from .store.remote import filesystem, is_url
+    from .store.signing import KEY_VARIABLE, signing_key
+
+    location = str(config.tensorviz_artifact_store or "")
+    if is_url(location):
+        try:
+            filesystem(location)
+        except (ImportError, ValueError) as exc:
+            _reset(config, "tensorviz_artifact_store", f"cannot be opened ({exc})")
+    if config.tensorviz_require_signature and not is_url(location):
+        _reset(config, "tensorviz_require_signature", "applies to remote stores only (tensorviz_artifact_store = URL)")
+    elif config.tensorviz_require_signature and not signing_key():
+        warn(f"tensorviz_require_signature is on but {KEY_VARIABLE} is not set: every remote artifact will be "
+             "refused. Set the key in the environment of this build", Subtype.config)
+    problem = executor_problem(config.tensorviz_executor)
+    if problem:
+        _reset(config, "tensorviz_executor", problem)
 
 
 def _choice(config: Config, name: str, choices: tuple[str, ...]) -> None:

@@ -1,6 +1,6 @@
 """The ``tensorviz`` command: look after a project's artifact store from the terminal.
 
-``tensorviz status|execute|verify|gc|show [SOURCEDIR]``; each subcommand lives in its own
+``tensorviz status|execute|verify|gc|show [SOURCEDIR]`` and ``tensorviz push|pull``; each subcommand lives in its own
 module with an ``add_parser(subparsers)`` function and a ``run(args) -> int``.
 Exit status: 0 success, 1 a check failed (something not cached, a failed execution,
 a verification mismatch), 2 a usage error.
@@ -12,10 +12,10 @@ import argparse
 import sys
 
 from .. import __version__
-from . import execute, gc, show, status, verify
+from . import execute, gc, pull, push, show, status, verify
 from .project import CliError
 
-SUBCOMMANDS = (status, execute, verify, gc, show)
+SUBCOMMANDS = (status, execute, verify, gc, show, push, pull)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         print(f"tensorviz {args.command}: error: {exc}", file=sys.stderr)
         return exc.code
+    except OSError as exc:  # e.g. a remote store that cannot be reached or written
+        print(f"tensorviz {args.command}: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("tensorviz: interrupted", file=sys.stderr)
         return 130

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from ..store.artifacts import ArtifactStore
 from .project import add_project_arguments, open_project, print_read_warnings
 from .table import table
 
@@ -34,36 +33,38 @@ def run(args: argparse.Namespace) -> int:
         used = {r.content_hash for r in project.requests}
         store = project.store
         orphans = [h for h in store.artifact_hashes() if h not in used]
-        stale_failures = [store.failure_path(h) for h in store.failure_hashes() if h not in used]
+        stale_failures = [h for h in store.failure_hashes() if h not in used]
         rows = []
+        store.prefetch(orphans)
         for content_hash in orphans:
-            rows.append([content_hash[:12], *_describe(store.artifact_path(content_hash))])
-        for path in stale_failures:
-            rows.append([path.stem[:12], "(failure record)", "", "", _size(path)])
+            rows.append([content_hash[:12], *_describe(store, content_hash)])
+        for content_hash in stale_failures:
+            rows.append([content_hash[:12], "(failure record)", "", "", _size(store.size_of("failure", content_hash))])
         if rows:
             print(table(["hash", "lesson", "directive", "generated", "size"], rows))
         if args.delete:
             for content_hash in orphans:
                 store.delete_artifact(content_hash)
-            for path in stale_failures:
-                store.delete_failure(path.stem)
+            for content_hash in stale_failures:
+                store.delete_failure(content_hash)
             print(f"deleted {len(orphans)} unused artifact(s) and {len(stale_failures)} failure record(s) "
-                  f"from {store.root}")
+                  f"from {store.location}")
         else:
             print(f"{len(orphans)} unused artifact(s), {len(stale_failures)} unused failure record(s) in "
-                  f"{store.root}" + ("; run again with --delete to remove them" if rows else ""))
+                  f"{store.location}" + ("; run again with --delete to remove them" if rows else ""))
     return 0
 
 
-def _describe(path: Path) -> list[str]:
-    try:
-        artifact = json.loads(path.read_text("utf-8"))
-        return [str(artifact.get("lessonId", "?")), str(artifact.get("request", {}).get("directive", "?")),
-                str(artifact.get("generatedAt", "?"))[:19], _size(path)]
-    except (OSError, ValueError, AttributeError):
-        return ["(unreadable)", "", "", _size(path)]
+def _describe(store: ArtifactStore, content_hash: str) -> list[str]:
+    size = _size(store.size_of("artifact", content_hash))
+    artifact = store.read_artifact(content_hash)
+    if not isinstance(artifact, dict):
+        return ["(unreadable)", "", "", size]
+    return [str(artifact.get("lessonId", "?")), str(artifact.get("request", {}).get("directive", "?")),
+            str(artifact.get("generatedAt", "?"))[:19], size]
 
 
-def _size(path: Path) -> str:
-    size = path.stat().st_size
+def _size(size: int | None) -> str:
+    if size is None:
+        return "?"
     return f"{size / 1024:.1f} KiB" if size >= 1024 else f"{size} B"

@@ -136,7 +136,7 @@ def open_project(args: Any, overrides: dict[str, Any] | None = None) -> Iterator
         if "sphinx_tensorviz" not in app.extensions:
             raise CliError(f"{confdir / 'conf.py'} does not load the sphinx_tensorviz extension", 1)
         conf = settings(app)
-        yield Project(app, conf, ArtifactStore(conf.store_dir), status, warnings)
+        yield Project(app, conf, ArtifactStore.for_settings(conf), status, warnings)
 
 
 def print_read_warnings(project: Project) -> None:

@@ -33,11 +33,11 @@ def find(store: ArtifactStore, prefix: str) -> tuple[str, Path, bool]:
     prefix = prefix.strip().lower()
     if not re.fullmatch(rf"[0-9a-f]{{{MIN_PREFIX},64}}", prefix):
         raise CliError(f"{prefix!r} is not a hash prefix: give at least {MIN_PREFIX} hex digits")
-    matches = [(h, store.artifact_path(h), False) for h in store.artifact_hashes() if h.startswith(prefix)]
+    matches = [(h, store.shown("artifact", h), False) for h in store.artifact_hashes() if h.startswith(prefix)]
     if not matches:
-        matches = [(h, store.failure_path(h), True) for h in store.failure_hashes() if h.startswith(prefix)]
+        matches = [(h, store.shown("failure", h), True) for h in store.failure_hashes() if h.startswith(prefix)]
     if not matches:
-        raise CliError(f"no artifact or failure record in {store.root} starts with {prefix}")
+        raise CliError(f"no artifact or failure record in {store.location} starts with {prefix}")
     if len(matches) > 1:
         raise CliError(f"{prefix} is ambiguous: " + ", ".join(h[:16] for h, _, _ in matches))
     return matches[0]
@@ -47,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     with open_project(args) as project:
         content_hash, path, is_failure = find(project.store, args.hash)
         if is_failure:
-            record: Any = json.loads(path.read_text("utf-8"))
+            record: Any = project.store.read_failure(content_hash)
+            if record is None:
+                raise CliError(f"{path.name} is not a readable failure record", 1)
         else:
             record = project.store.read_artifact(content_hash)
             if isinstance(record, StoreProblem):

@@ -35,7 +35,9 @@ def entries(project: Project) -> list[dict[str, Any]]:
     store = project.store
     used = {r.content_hash for r in project.requests}
     unused: dict[str, dict[str, Any]] = {}
-    for content_hash in store.artifact_hashes():
+    listed = store.artifact_hashes()
+    store.prefetch(listed)  # a remote store: fetch them together, not one round trip each
+    for content_hash in listed:
         if content_hash not in used:
             found = store.read_artifact(content_hash)
             if isinstance(found, dict):

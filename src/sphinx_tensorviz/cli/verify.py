@@ -19,7 +19,8 @@ from typing import Any
 from sphinx.util.display import status_iterator
 
 from ..execute.phase import job_for
-from ..execute.runner import run_jobs, run_settings
+from ..execute.dask_executor import executor_for
+from ..execute.runner import run_settings
 from ..execute.safeguards import check_store_untouched, sandbox_refused
 from ..execute.tolerance import ASSUMED_DTYPE, default_tolerance, within
 from ..read.collector import all_requests
@@ -201,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         locations = {h: project.location(request) for h, (request, _) in chosen.items()}
         project.status.open = True  # the progress bar
         before = list_store(project.store)
-        outcomes = run_jobs(
+        outcomes = executor_for(conf)(  # local workers or the Dask cluster, as for a build
             {h: job for h, (request, _) in chosen.items() if (job := job_for(request, env)) is not None},
             run_settings(conf),
             progress=lambda items, n: status_iterator(items, "tensorviz: verifying... ", "darkgreen", n,

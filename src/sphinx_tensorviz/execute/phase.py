@@ -26,7 +26,8 @@ from ..warnings_ import Subtype, warn
 from .fingerprint import EnvironmentCheck
 from .limits import Limits
 from .request import ExecutionRequest
-from .runner import Outcome, run_jobs, run_settings
+from .dask_executor import executor_for
+from .runner import Outcome, run_settings
 from .safeguards import check_store_untouched, limit_raised, report_notes, sandbox_refused, write_or_hold
 from .sweep_check import SWEEP_CHECK, sweep_job_points
 
@@ -42,6 +43,7 @@ def outdated_docs(
     conf = settings(app)
     store = ArtifactStore.for_settings(conf, trusted_of(env))
     stale = set(failing_claims_of(env)) - removed
+    store.prefetch(r.content_hash for requests in requests_of(env).values() for r in requests)
     stale |= {
         docname
         for docname, requests in requests_of(env).items()
@@ -65,6 +67,7 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
     for request in requests:
         first.setdefault(request.content_hash, request)
     environment = EnvironmentCheck(conf.python, conf.timeout)
+    store.prefetch(first)
     to_run = {h: r for h, r in first.items() if _needs_run(h, r, store, conf, environment)}
     if to_run and sandbox_refused(conf.sandbox):
         to_run = {}
@@ -76,7 +79,7 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
         if not jobs:
             continue
         before = list_store(store)
-        ran = run_jobs(jobs, run_settings(conf), progress=lambda items, n: _progress(app, items, n, to_run))
+        ran = executor_for(conf)(jobs, run_settings(conf), progress=lambda items, n: _progress(app, items, n, to_run))
         check_store_untouched(store, before, ran, to_run)
         for content_hash, outcome in sorted(ran.items()):
             _store_outcome(store, to_run[content_hash], outcome, environment.fingerprint)
@@ -134,9 +137,10 @@ def job_for(request: ExecutionRequest, env: BuildEnvironment,
         "device": request.device,
         "entry": request.entry,
         "srcdir": str(srcdir),
+        "files": dict(request.files),  # carried as text when the job runs elsewhere (Dask)
     }
     if request.directive == SWEEP_CHECK:
-        store = store or ArtifactStore(settings(app_of(env)).store_dir, trusted_of(env))
+        store = store or ArtifactStore.for_settings(settings(app_of(env)), trusted_of(env))
         points = sweep_job_points(request.inputs, store.read_artifact)
         if points is None:
             return None

@@ -65,7 +65,7 @@ def write_or_hold(store: ArtifactStore, request: ExecutionRequest, kind: str, do
     except OSError as exc:
         store.hold(kind, request.content_hash, document)
         what = "result" if kind == "artifact" else "failure record"
-        warn(f"{request.directive}: cannot write to the artifact store {store.root} ({exc}); the {what} is "
+        warn(f"{request.directive}: cannot write to the artifact store {store.location} ({exc}); the {what} is "
              "shown from memory and not stored, so the next build executes it again. Make the folder "
              "writable, or build with tensorviz_execution_mode = 'cache-only'", Subtype.store,
              location=(request.docname, request.lineno))

@@ -160,7 +160,13 @@ class ArtifactStore:
 
     @classmethod
     def for_settings(cls, conf: Any, trusted: dict[str, list[int]] | None = None) -> ArtifactStore:
-        """The store of a :class:`~sphinx_tensorviz.config.Settings`, refusing files over its size limit."""
+        """The store of a :class:`~sphinx_tensorviz.config.Settings`, refusing files over its size limit:
+        this folder, or a remote store (``tensorviz_artifact_store`` is a URL) cached in ``store_dir``."""
+        if getattr(conf, "store_url", ""):
+            from .remote import RemoteStore
+
+            return RemoteStore(conf.store_url, conf.store_dir, trusted, max_mb=conf.max_result_mb,
+                               require_signature=getattr(conf, "require_signature", False))
         return cls(conf.store_dir, trusted, max_mb=conf.max_result_mb)
 
     # -- paths -------------------------------------------------------------
@@ -171,6 +177,25 @@ class ArtifactStore:
     def failure_path(self, content_hash: str) -> Path:
         _check_hash(content_hash)
         return self.root / "failures" / f"{content_hash}.json"
+
+    @property
+    def location(self) -> str:
+        """Where the store is, as shown to users (a folder here, a URL for a remote store)."""
+        return str(self.root)
+
+    def shown(self, kind: str, content_hash: str) -> Path:
+        """Where the artifact (``kind="artifact"``) or failure record is, for messages."""
+        return self.artifact_path(content_hash) if kind == "artifact" else self.failure_path(content_hash)
+
+    def size_of(self, kind: str, content_hash: str) -> int | None:
+        """Bytes of the stored artifact (``kind="artifact"``) or failure record, ``None`` if absent."""
+        try:
+            return self.shown(kind, content_hash).stat().st_size
+        except OSError:
+            return None
+
+    def prefetch(self, hashes: Any) -> None:
+        """Make the next reads of ``hashes`` cheap; a local folder needs nothing (see RemoteStore)."""
 
     def has_artifact(self, content_hash: str) -> bool:
         return self.artifact_path(content_hash).is_file() or self._held("artifact", content_hash) is not None
@@ -254,12 +279,7 @@ class ArtifactStore:
             record = self._held("failure", content_hash)
         except (OSError, json.JSONDecodeError):
             return None
-        if not isinstance(record, dict) or record.get("contentHash") != content_hash:
-            return None
-        text_fields = ("subtype", "message", "traceback", "stdout")
-        if not all(isinstance(record.get(k, ""), str) for k in text_fields):
-            return None
-        return {**{k: "" for k in text_fields}, **record}
+        return usable_failure(content_hash, record)
 
     # -- writing -----------------------------------------------------------
     def write_artifact(self, artifact: dict[str, Any]) -> Path:
@@ -338,6 +358,16 @@ class ArtifactStore:
             _atomic_write(ignore, text)
             self._note_written(ignore, text)
         return FileLock(str(local / ".lock"), mode=FILE_MODE)
+
+
+def usable_failure(content_hash: str, record: Any) -> dict[str, Any] | None:
+    """``record`` with its text fields filled in, or ``None`` if it is not a failure record of this hash."""
+    if not isinstance(record, dict) or record.get("contentHash") != content_hash:
+        return None
+    text_fields = ("subtype", "message", "traceback", "stdout")
+    if not all(isinstance(record.get(k, ""), str) for k in text_fields):
+        return None
+    return {**{k: "" for k in text_fields}, **record}
 
 
 def _check_hash(content_hash: str) -> None:

@@ -1,0 +1,307 @@
+"""A shared artifact store behind fsspec (S3, GCS, Azure, read-only HTTPS), read through a local cache.
+
+The remote store has the layout of the local one: ``<hash>.json`` at the top and
+``failures/<hash>.json`` beside them, so a folder can be copied up or down as it is
+(``tensorviz push/pull``). Nothing here knows about a cloud: fsspec picks the file
+system from the URL's scheme, and credentials and endpoints come from that file
+system's usual configuration (``AWS_ENDPOINT_URL``, ``~/.aws``, ``GOOGLE_APPLICATION_CREDENTIALS``,
+...), never from ``conf.py``.
+
+:class:`RemoteStore` *is* a local :class:`~.artifacts.ArtifactStore`, rooted at a
+machine-local cache folder, with reads falling through to the remote store and
+writes going to both. So the cache keeps everything the local store gives: the
+ledger and lock that let :mod:`.guard` tell a build's writes from lesson code's,
+validation of every file before use (a remote file is checked exactly like a
+local one: schema, name = ``contentHash`` = hash of its request), and the
+``trusted`` signatures that let warm builds skip the check. An artifact's name is
+the hash of its request, so a cached copy never goes stale: only missing files
+are fetched. Failure records are not cached, since another machine may replace or clear them.
+
+Writes are one ``PUT`` of the whole object (atomic on object stores: a reader sees
+the old object or the new one); writing the same hash twice stores an equally
+valid artifact, so concurrent builds need no lock across machines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .artifacts import ArtifactStore, StoreProblem, _check_hash, _is_hex, dump_json, schema_errors, usable_failure
+from .hashing import sha256_text
+from .signing import sign, signature_problem, signing_key
+
+#: schemes fsspec can only read
+READ_ONLY = ("http", "https")
+_HASH_LEN = 64
+#: seconds a store that could not be reached is not asked again (each try may cost seconds of retries)
+RETRY_AFTER = 60.0
+#: url -> (when, why) of stores found unreachable in this process
+_DOWN: dict[str, tuple[float, str]] = {}
+
+
+class RemoteName(str):
+    """An object's URL where messages expect a path: ``str()`` is the URL, ``.name`` the file name
+    (a :class:`~pathlib.Path` would fold ``s3://`` into ``s3:/``)."""
+
+    @property
+    def name(self) -> str:
+        return self.rsplit("/", 1)[-1]
+
+
+class ReadOnlyStore(OSError):
+    """A write to a store that can only be read (an HTTPS mirror)."""
+
+
+class StoreUnreachable(OSError):
+    """The remote store did not answer (no network, wrong endpoint, connection refused)."""
+
+
+def is_url(location: str) -> bool:
+    """``True`` for ``scheme://...`` other than ``file://`` (a local folder)."""
+    return "://" in location and not location.startswith("file://")
+
+
+def filesystem(url: str) -> tuple[Any, str]:
+    """(fsspec file system, path inside it) for ``url``; raises ImportError naming the missing extra."""
+    try:
+        import fsspec.core
+    except ImportError:
+        raise ImportError("a remote tensorviz_artifact_store needs fsspec: pip install 'sphinx-tensorviz[s3]' "
+                          "(or [gcs], [azure], [http])") from None
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+    except ImportError as exc:
+        raise ImportError(f"{url}: {exc}") from None
+    return fs, path.rstrip("/")
+
+
+def default_cache_dir(url: str) -> Path:
+    """The machine-local cache of the store at ``url``: one folder per URL under the user's cache."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return (base / "sphinx-tensorviz" / "stores" / sha256_text(url.rstrip("/"))[:16]).resolve()
+
+
+def open_store(location: str, cache: Path | None = None, require_signature: bool = False) -> ArtifactStore:
+    """The store at ``location``: a folder, or a URL (cached in ``cache`` or the default cache)."""
+    if is_url(location):
+        return RemoteStore(location, cache or default_cache_dir(location), require_signature=require_signature)
+    return ArtifactStore(Path(location.removeprefix("file://")))
+
+
+class RemoteStore(ArtifactStore):
+    """Artifacts and failure records at ``url``, cached in the local folder ``cache``."""
+
+    def __init__(self, url: str, cache: Path, trusted: dict[str, list[int]] | None = None,
+                 max_mb: float | None = None, fs: Any = None, require_signature: bool = False) -> None:
+        super().__init__(cache, trusted, max_mb)
+        self.url = url.rstrip("/")
+        self.require_signature = require_signature  # refuse artifacts not signed with the key (signing.py)
+        self._prefetched: dict[str, bytes] = {}
+        self.read_only = self.url.split("://", 1)[0].lower() in READ_ONLY
+        self._fs, self._base = (fs, self.url.split("://", 1)[1]) if fs is not None else filesystem(self.url)
+
+    @property
+    def location(self) -> str:
+        return self.url
+
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """``self._fs.<method>(...)``; a store that does not answer raises :class:`StoreUnreachable`
+        now and, without asking again, for the next ``RETRY_AFTER`` seconds."""
+        down = _DOWN.get(self.url)
+        if down and time.monotonic() - down[0] < RETRY_AFTER:
+            raise StoreUnreachable(down[1])
+        try:
+            return getattr(self._fs, method)(*args, **kwargs)
+        except OSError as exc:
+            if not isinstance(exc, (ConnectionError, TimeoutError)):
+                raise  # not found, permission denied, ...: an answer from the store
+            problem: Exception = exc
+        except Exception as exc:  # noqa: BLE001 - the file system's own errors (botocore, aiohttp, ...)
+            problem = exc
+        message = f"the store {self.url} cannot be used ({type(problem).__name__}: {problem})"
+        _DOWN[self.url] = (time.monotonic(), message)
+        raise StoreUnreachable(message) from problem
+
+    def _remote(self, kind: str, content_hash: str) -> str:
+        _check_hash(content_hash)
+        if kind == "signature":
+            return f"{self._base}/signatures/{content_hash}.sig"
+        folder = self._base if kind == "artifact" else f"{self._base}/failures"
+        return f"{folder}/{content_hash}.json"
+
+    def shown(self, kind: str, content_hash: str) -> Path:
+        """The object's URL, path-like for messages (``.name`` is the file name)."""
+        return RemoteName(self.url + self._remote(kind, content_hash)[len(self._base):])  # type: ignore[return-value]
+
+    # -- listing -------------------------------------------------------------
+    def _list(self, folder: str) -> list[str]:
+        self._fs.invalidate_cache()  # another build may have written since
+        try:
+            names = self._call("ls", folder, detail=False)
+        except (FileNotFoundError, NotImplementedError):
+            return []
+        except OSError as exc:
+            raise OSError(f"cannot list the artifact store {self.url}: {exc}") from exc
+        stems = (str(n).rstrip("/").rsplit("/", 1)[-1].removesuffix(".json") for n in names
+                 if str(n).endswith(".json"))
+        return sorted({s for s in stems if len(s) == _HASH_LEN and _is_hex(s)})
+
+    def artifact_hashes(self) -> list[str]:
+        return self._list(self._base)
+
+    def failure_hashes(self) -> list[str]:
+        return self._list(f"{self._base}/failures")
+
+    def has_artifact(self, content_hash: str) -> bool:
+        if super().has_artifact(content_hash):
+            return True
+        try:
+            return bool(self._call("exists", self._remote("artifact", content_hash)))
+        except OSError:
+            return False
+
+    def size_of(self, kind: str, content_hash: str) -> int | None:
+        if kind == "artifact" and self.artifact_path(content_hash).is_file():
+            return self.artifact_path(content_hash).stat().st_size  # the cached copy has the object's bytes
+        try:
+            return int(self._call("size", self._remote(kind, content_hash)))
+        except (OSError, TypeError, ValueError):
+            return None
+
+    # -- reading -------------------------------------------------------------
+    def prefetch(self, hashes: Iterable[str]) -> None:
+        """Fetch the artifacts among ``hashes`` that are not cached, concurrently (one request each, in
+        flight together), and put the valid ones in the cache, so that reading them next costs no round
+        trip. Absent and invalid ones are left for :meth:`read_artifact` to report."""
+        wanted = {self._remote("artifact", h): h for h in set(hashes) if not self.artifact_path(h).is_file()}
+        if not wanted:
+            return
+        try:
+            found = self._call("cat", sorted(wanted), on_error="omit")
+        except OSError:
+            return  # read one by one later, with the error reported per figure
+        for path, data in found.items():
+            if path in wanted and isinstance(data, (bytes, bytearray)):
+                self._prefetched[wanted[path]] = bytes(data)
+                self.read_artifact(wanted[path])  # checked and cached like any fetched artifact
+
+    def _fetch(self, kind: str, content_hash: str) -> bytes | None:
+        """The remote object's bytes, ``None`` when absent; OSError when the store cannot be read."""
+        if kind == "artifact" and content_hash in self._prefetched:
+            return self._prefetched.pop(content_hash)
+        try:
+            return bytes(self._call("cat_file", self._remote(kind, content_hash)))
+        except FileNotFoundError:
+            return None
+
+    def read_artifact(self, content_hash: str) -> dict[str, Any] | StoreProblem | None:
+        cached = self.artifact_path(content_hash)
+        if cached.is_file():
+            found = super().read_artifact(content_hash)
+            if not isinstance(found, StoreProblem) and self._cached_signature_ok(content_hash):
+                return found
+            cached.unlink(missing_ok=True)  # a bad or unsigned cached copy: fetch the remote one again
+        shown = self.shown("artifact", content_hash)
+        try:
+            data = self._fetch("artifact", content_hash)
+        except OSError as exc:  # a result kept in memory because the store failed is still good
+            return self._held("artifact", content_hash) or StoreProblem(shown, f"cannot be read ({exc})")
+        if data is None:
+            return self._held("artifact", content_hash)
+        if self.max_mb is not None and len(data) > self.max_mb * 1024 * 1024:
+            return StoreProblem(shown, f"is {len(data):,} bytes, over tensorviz_max_result_mb = {self.max_mb:g}")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return StoreProblem(shown, "is not UTF-8 text")
+        signature = None
+        if self.require_signature:
+            try:
+                signature = self._fetch("signature", content_hash)
+            except OSError as exc:
+                return StoreProblem(shown, f"cannot be checked: its signature cannot be read ({exc})")
+            problem = signature_problem(signing_key(), data, signature)
+            if problem:
+                return StoreProblem(shown, problem)
+        try:
+            with self._lock():
+                self._write(cached, text)
+                if signature is not None:
+                    self._write(self._cached_signature(content_hash), signature.decode("ascii", "replace"))
+        except OSError as exc:
+            return StoreProblem(shown, f"cannot be cached in {self.root} ({exc})")
+        found = super().read_artifact(content_hash)  # every check a local file gets
+        if isinstance(found, StoreProblem):
+            cached.unlink(missing_ok=True)
+            return StoreProblem(shown, found.reason)
+        return found
+
+    def _cached_signature(self, content_hash: str) -> Path:
+        return self.root / "signatures" / f"{content_hash}.sig"
+
+    def _cached_signature_ok(self, content_hash: str) -> bool:
+        """Without tensorviz_require_signature always; with it, when the cached copy's signature checks."""
+        if not self.require_signature:
+            return True
+        try:
+            data = self.artifact_path(content_hash).read_bytes()
+            signature = self._cached_signature(content_hash).read_bytes()
+        except OSError:
+            return False
+        return signature_problem(signing_key(), data, signature) is None
+
+    def read_failure(self, content_hash: str) -> dict[str, Any] | None:
+        try:
+            data = self._fetch("failure", content_hash)
+            record = json.loads(data) if data is not None else self._held("failure", content_hash)
+        except OSError:
+            record = self._held("failure", content_hash)
+        except ValueError:
+            return None
+        return usable_failure(content_hash, record)
+
+    # -- writing -------------------------------------------------------------
+    def _put(self, kind: str, content_hash: str, text: str) -> None:
+        if self.read_only:
+            raise ReadOnlyStore(f"{self.url} is read-only (HTTP); write to the store it mirrors")
+        self._call("pipe_file", self._remote(kind, content_hash), text.encode("utf-8"))
+
+    def _remove(self, kind: str, content_hash: str) -> None:
+        if self.read_only:
+            raise ReadOnlyStore(f"{self.url} is read-only (HTTP)")
+        try:
+            self._call("rm_file", self._remote(kind, content_hash))
+        except FileNotFoundError:
+            pass
+
+    def write_artifact(self, artifact: dict[str, Any]) -> Path:
+        errors = schema_errors(artifact)
+        if errors:
+            raise ValueError("refusing to store an invalid artifact: " + "; ".join(errors[:3]))
+        content_hash = artifact["contentHash"]
+        text = dump_json(artifact)
+        key = signing_key()
+        if key is not None:  # the signature first: a reader never sees the new artifact unsigned
+            self._put("signature", content_hash, sign(key, text.encode("utf-8")))
+        self._put("artifact", content_hash, text)
+        self._remove("failure", content_hash)
+        path = self.artifact_path(content_hash)
+        with self._lock():
+            self._write(path, text)
+        return path
+
+    def write_failure(self, content_hash: str, record: dict[str, Any]) -> None:
+        self._put("failure", content_hash, dump_json({"contentHash": content_hash, **record}))
+
+    def delete_artifact(self, content_hash: str) -> None:
+        self._remove("artifact", content_hash)
+        self._remove("signature", content_hash)
+        super().delete_artifact(content_hash)
+
+    def delete_failure(self, content_hash: str) -> None:
+        self._remove("failure", content_hash)
