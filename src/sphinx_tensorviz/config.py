@@ -59,6 +59,10 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
                 "Largest traced graph (nodes) a tv-graph draws.", ""),
     ConfigValue("tensorviz_sandbox", "", (str,),
                 "Empty: workers run as your user; bwrap: each worker runs inside bubblewrap.", ""),
+    ConfigValue("tensorviz_worker_pool", True, (bool,),
+                "Fork each job from a warm parent that imported its framework once (where safe).", ""),
+    ConfigValue("tensorviz_compilation_cache", True, (bool,),
+                "Keep JAX's compiled operations in a machine-local cache between builds.", ""),
 )
 
 #: (name, smallest allowed value) of the size limits
@@ -83,6 +87,8 @@ class Settings:
     max_heatmap_cells: int = 40_000
     max_graph_nodes: int = 20_000
     sandbox: str = ""
+    worker_pool: bool = True
+    compilation_cache: bool = True
 
 
 def app_of(env: Any) -> Sphinx:
@@ -111,6 +117,8 @@ def settings(app: Sphinx) -> Settings:
         max_heatmap_cells=cfg.tensorviz_max_heatmap_cells,
         max_graph_nodes=cfg.tensorviz_max_graph_nodes,
         sandbox=cfg.tensorviz_sandbox,
+        worker_pool=cfg.tensorviz_worker_pool,
+        compilation_cache=cfg.tensorviz_compilation_cache,
     )
 
 
@@ -129,6 +137,9 @@ def check_config(app: Sphinx, config: Config) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < smallest:
             _reset(config, name, f"must be a number of at least {smallest:g}")
     _choice(config, "tensorviz_sandbox", SANDBOXES)
+    for name in ("tensorviz_worker_pool", "tensorviz_compilation_cache"):
+        if not isinstance(config[name], bool):
+            _reset(config, name, "must be True or False")
 
 
 def _choice(config: Config, name: str, choices: tuple[str, ...]) -> None:

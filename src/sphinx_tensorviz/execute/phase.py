@@ -139,8 +139,13 @@ def job_for(request: ExecutionRequest, env: BuildEnvironment) -> dict[str, Any]:
     return job
 
 
-def build_artifact(request: ExecutionRequest, result: dict[str, Any]) -> dict[str, Any]:
-    """The stored document for a successful execution."""
+def build_artifact(request: ExecutionRequest, result: dict[str, Any],
+                   execution: dict[str, float] | None = None) -> dict[str, Any]:
+    """The stored document for a successful execution.
+
+    ``execution`` (wall time and peak memory of this run) sits beside ``generatedAt``: both
+    are facts of one run, which determinism checks ignore.
+    """
     environment = result["environment"]
     artifact: dict[str, Any] = {
         "schemaVersion": SCHEMA_VERSION,
@@ -149,6 +154,7 @@ def build_artifact(request: ExecutionRequest, result: dict[str, Any]) -> dict[st
         "rendererHash": request.renderer_hash,
         "kind": "executed",
         "generatedAt": datetime.now(timezone.utc).isoformat(),
+        **({"execution": execution} if execution else {}),
         "provenance": f"recorded_{environment['backend']}_computation",
         "environment": environment,
         "stdout": result.get("stdout", ""),
@@ -165,7 +171,7 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
     report_notes(request, outcome)
     if outcome.ok:
         try:
-            artifact = build_artifact(request, outcome.result)
+            artifact = build_artifact(request, outcome.result, execution_facts(outcome))
             write_or_hold(store, request, "artifact", artifact, lambda: store.write_artifact(artifact))
             return
         except (ValueError, KeyError, TypeError) as exc:  # an invalid result fails the figure, not the build
@@ -183,6 +189,17 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
     }
     write_or_hold(store, request, "failure", {"contentHash": request.content_hash, **record},
                   lambda: store.write_failure(request.content_hash, record))
+
+
+def execution_facts(outcome: Outcome) -> dict[str, float]:
+    """Wall time of the job as the build saw it, and the worker's peak resident memory."""
+    facts: dict[str, float] = {}
+    if outcome.ended:
+        facts["seconds"] = round(outcome.ended - outcome.started, 3)
+    peak = outcome.result.get("execution", {}).get("peakMemoryMb")
+    if peak is not None:
+        facts["peakMemoryMb"] = float(peak)
+    return facts
 
 
 def _progress(

@@ -8,11 +8,15 @@ child that keeps it open cannot hold the job: the result is read as soon as the
 worker exits, and then everything the job started is killed (see
 :mod:`.processes`). A worker that dies leaves no result file and becomes a
 ``crash``; one over a ``tensorviz_max_*`` limit becomes a ``limit`` failure.
+
+Where it is safe (:func:`.pool.pool_problem`), workers are children forked by a warm
+pool (:mod:`.pool`) instead of new interpreters; everything above applies to them alike.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import shutil
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .caches import cache_environment, cache_mounts
 from .determinism import worker_environment
 from .limits import Limits, LimitExceeded, check_result_size
 from .processes import (
@@ -38,7 +43,10 @@ from .processes import (
     make_job_dir,
     remove_stale_job_dirs,
 )
+from .pool import ForkedWorker, WorkerPool, pool_problem
 from .sandbox import sandbox_command
+
+logger = logging.getLogger("sphinx_tensorviz")
 
 _TAIL_LINES = 12
 _TAIL_BYTES = 64 * 1024
@@ -53,12 +61,14 @@ class RunSettings:
     python: str = sys.executable
     limits: Limits = field(default_factory=Limits)
     sandbox: str = ""
+    pool: bool = True  #: fork jobs from a warm pool where that is safe
+    compilation_cache: bool = True  #: JAX's persistent compilation cache (see :mod:`.caches`)
 
 
 def run_settings(conf: Any) -> RunSettings:
     """The run settings of a :class:`~sphinx_tensorviz.config.Settings`."""
     return RunSettings(conf.timeout, conf.workers, conf.device, conf.memory_limit_mb, conf.python,
-                       Limits.from_settings(conf), conf.sandbox)
+                       Limits.from_settings(conf), conf.sandbox, conf.worker_pool, conf.compilation_cache)
 
 
 @dataclass(frozen=True)
@@ -91,17 +101,31 @@ def run_jobs(
         return outcomes
     remove_stale_job_dirs()
     with adopting_orphans() as before:
+        warm = _open_pool(jobs, settings)
         try:
-            with ThreadPoolExecutor(max_workers=max(1, settings.workers)) as pool:
+            with ThreadPoolExecutor(max_workers=max(1, settings.workers)) as threads:
                 futures: list[Future[Outcome]] = [
-                    pool.submit(run_one, key, job, settings) for key, job in sorted(jobs.items())
+                    threads.submit(run_one, key, job, settings, warm) for key, job in sorted(jobs.items())
                 ]
                 finished = (f.result() for f in as_completed(futures))
                 for outcome in progress(finished, len(futures)) if progress else finished:
                     outcomes[outcome.key] = outcome
         finally:
+            if warm is not None:
+                warm.close()
             kill_all(adopted_orphans(before), again=lambda: adopted_orphans(before))
     return outcomes
+
+
+def _open_pool(jobs: dict[str, dict[str, Any]], settings: RunSettings) -> WorkerPool | None:
+    """Warm parents for the backends of ``jobs``, or ``None`` where each job must run alone (said once)."""
+    problem = pool_problem(settings.pool, settings.sandbox)
+    if problem:
+        if settings.pool:
+            logger.info("tensorviz: one worker process per job: %s", problem)
+        return None
+    return WorkerPool(settings.python, {str(job.get("backend")) for job in jobs.values()},
+                      lambda token, folder: _environment(settings, token, folder), settings.timeout)
 
 
 #: Variables a worker inherits: what Python, the frameworks and the network stack need, and no more.
@@ -118,18 +142,51 @@ def passed_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k in _PASSED or k.startswith(_PASSED_PREFIXES)}
 
 
-def run_one(key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
+def _environment(settings: RunSettings, token: str, folder: Path) -> dict[str, str]:
+    """A worker's whole environment: what it inherits, what makes it deterministic, and its own
+    token and temp folder (for a pool's parent: the pool's token and folder)."""
+    passed = passed_environment()
+    return {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", "")),
+            **cache_environment(settings.compilation_cache, settings.sandbox), **_private(token, folder)}
+
+
+def _private(token: str, folder: Path) -> dict[str, str]:
+    """The variables that differ between jobs: the job's token and temp folder."""
+    return {TOKEN_VARIABLE: token, "TMPDIR": str(folder / "tmp"), "TEMP": str(folder / "tmp"),
+            "TMP": str(folder / "tmp")}
+
+
+def run_one(key: str, job: dict[str, Any], settings: RunSettings, warm: WorkerPool | None = None) -> Outcome:
     """Run one job in its own temp folder, which is removed on every path out of here."""
     started = time.time()
     job_dir = make_job_dir(key)
     try:
-        outcome = _run_in(job_dir, key, job, settings)
+        outcome = _run_in(job_dir, key, job, settings, warm)
     finally:
         shutil.rmtree(job_dir, ignore_errors=True)
     return Outcome(outcome.key, outcome.result, started, time.time())
 
 
-def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
+class _Spawned:
+    """A worker started as a new process; the same operations as :class:`.pool.ForkedWorker`."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.pid = process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    def wait(self, timeout: float) -> bool:
+        return _wait_for_exit(self.process, timeout)
+
+    def release(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings, warm: WorkerPool | None) -> Outcome:
     job_path, result_path, log_path = job_dir / "job.json", job_dir / "result.json", job_dir / "output.log"
     for private in ("work", "tmp", "home"):
         (job_dir / private).mkdir()
@@ -138,37 +195,41 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
     job = {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job(),
            "jobDir": str(job_dir), "lifelineFd": lifeline_read}
     job_path.write_text(json.dumps(job), "utf-8")
-    passed = passed_environment()
-    env = {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", "")),
-           TOKEN_VARIABLE: token,
-           "TMPDIR": str(job_dir / "tmp"), "TEMP": str(job_dir / "tmp"), "TMP": str(job_dir / "tmp")}
+    env = _environment(settings, token, job_dir)
     command = [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_path), str(result_path)]
     if settings.sandbox:
         env["HOME"] = str(job_dir / "home")
         srcdir = Path(job["srcdir"]) if job.get("srcdir") else None
         command = sandbox_command(command, job_dir, srcdir, settings.python,
-                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()])
+                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()]
+                                  + cache_mounts(settings.compilation_cache))
+    worker: _Spawned | ForkedWorker | None = None
     try:
         with open(log_path, "wb") as log:
-            process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-                cwd=job_dir / "work", start_new_session=True, pass_fds=(lifeline_read,),
-            )
+            if warm is not None:
+                worker = warm.start(str(job.get("backend")), {
+                    "job": str(job_path), "result": str(result_path), "cwd": str(job_dir / "work"),
+                    "environment": _private(token, job_dir)}, (lifeline_read, log.fileno()))
+            if worker is None:
+                worker = _Spawned(subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+                    cwd=job_dir / "work", start_new_session=True, pass_fds=(lifeline_read,),
+                ))
     except OSError as exc:
         os.close(lifeline_write)
         return Outcome(key, {"ok": False, "subtype": "crash",
                              "message": f"cannot start the worker {settings.python!r} (tensorviz_python): {exc}"})
     finally:
         os.close(lifeline_read)
+    pid = worker.pid
     try:
-        finished = _wait_for_exit(process, settings.timeout)
+        finished = worker.wait(settings.timeout)
     finally:
         # the worker is dead or still holds its pid (not reaped yet): nothing it started may stay
-        kill_group(process.pid)
-        strays = lambda: [p for p in job_processes(process.pid, token) if p != process.pid]  # noqa: E731
+        kill_group(pid)
+        strays = lambda: [p for p in job_processes(pid, token) if p != pid]  # noqa: E731
         kill_all(strays(), again=strays)
-        process.kill()
-        process.wait()
+        worker.release()
         os.close(lifeline_write)
     output = _read_tail(log_path)
     if not finished:
@@ -188,7 +249,7 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
         return Outcome(key, {
             "ok": False,
             "subtype": "crash",
-            "message": _exit_reason(process.returncode),
+            "message": _exit_reason(worker.returncode),
             "traceback": _tail(output),
         })
     text = output.decode("utf-8", "replace")
@@ -251,13 +312,19 @@ def _checked_result(result: Any) -> dict[str, Any]:
         for name in ("traceback", "stdout"):
             if not isinstance(result.get(name, ""), str):
                 raise ValueError(f"{name} is not text")
+    execution = result.get("execution", {})
+    if not isinstance(execution, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                  for v in execution.values()):
+        raise ValueError("execution facts are not numbers")
     notes = result.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise ValueError("notes are not a list of text")
     return result
 
 
-def _exit_reason(code: int) -> str:
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "the warm pool's parent process ended before the job returned a result"
     if code < 0:
         try:
             name = signal.Signals(-code).name

@@ -1,7 +1,9 @@
 """The worker: a fresh Python process that runs one directive's lesson code.
 
-Started by :mod:`.runner` as ``python -m sphinx_tensorviz.execute.worker JOB RESULT``
-(never forked from Sphinx: CUDA and JAX do not survive ``fork``). It reads the
+Started by :mod:`.runner` as ``python -m sphinx_tensorviz.execute.worker JOB RESULT``,
+or forked by a warm pool's parent (:mod:`.zygote`), which has imported the framework
+but never started a device; never forked from Sphinx (CUDA and JAX do not survive
+``fork`` once started, and Sphinx's state is not the lesson's business). It reads the
 job JSON, seeds everything, runs the code with stdout captured, converts the
 return value into artifact ``data`` and writes the result JSON. Anything the
 code raises becomes an error result; if the process dies instead, the runner
@@ -148,12 +150,19 @@ def _limit_memory(megabytes: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    job_path, result_path = Path(argv[0]), Path(argv[1])
+    return serve(Path(argv[0]), Path(argv[1]))
+
+
+def serve(job_path: Path, result_path: Path, lifeline_fd: int | None = None) -> int:
+    """Run the job at ``job_path`` and write its result; the same path for a fresh worker and a
+    child forked by a warm pool (:mod:`.zygote`), which passes the descriptor of its lifeline."""
     job = json.loads(job_path.read_text("utf-8"))
     if job.get("jobDir"):
-        lifeline.hold(Path(job["jobDir"]), job.get("lifelineFd"))
+        lifeline.hold(Path(job["jobDir"]), job.get("lifelineFd") if lifeline_fd is None else lifeline_fd)
+    _prefer_as_oom_victim()
     _limit_memory(int(job.get("memoryLimitMb") or 0))
     result = run_job(job)
+    result["execution"] = {"peakMemoryMb": peak_memory_mb()}
     try:
         text = json.dumps(result, allow_nan=False)
     except (TypeError, ValueError) as exc:  # e.g. a check's description that is not text
@@ -161,6 +170,18 @@ def main(argv: list[str]) -> int:
                            "stdout": str(result.get("stdout", ""))})
     result_path.write_text(text, "utf-8")
     return 0
+
+
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process in MiB (``ru_maxrss``: KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+
+
+def _prefer_as_oom_victim() -> None:
+    """Out of memory, the kernel should kill this job, not the build or a pool's parent."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/oom_score_adj").write_text("500")
 
 
 if __name__ == "__main__":
