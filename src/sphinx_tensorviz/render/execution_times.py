@@ -2,8 +2,9 @@
 
 A plain, standalone HTML page (no theme, so it never depends on one): a table of every
 executed figure of the project, slowest first, with its wall time, peak memory and a link
-to the page that shows it. Written after each HTML build; ``tensorviz status --times``
-prints the same table.
+to the page that shows it. Written after each HTML build that has such figures (artifacts
+recorded before execution facts existed have none); ``tensorviz status --times`` prints
+the same table.
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ def write_execution_times(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     requests = all_requests(app.env)
-    if not requests:
+    rows = timings(requests, ArtifactStore(settings(app).store_dir)) if requests else []
+    target = Path(app.outdir) / PAGE
+    if not rows:  # nothing executed has recorded times: no page (nor an outdated one)
+        target.unlink(missing_ok=True)
         return
-    rows = timings(requests, ArtifactStore(settings(app).store_dir))
     text = render_page(rows, lambda docname: "../" + app.builder.get_target_uri(docname),
                        str(app.config.project or ""))
-    target = Path(app.outdir) / PAGE
     target.parent.mkdir(parents=True, exist_ok=True)
     if not target.is_file() or target.read_text("utf-8") != text:
         target.write_text(text, "utf-8")
@@ -49,7 +51,6 @@ def render_page(rows: list[Timing], link: Callable[[str], str], project: str) ->
         f"<td><code>{r.content_hash[:12]}</code></td></tr>"
         for r in rows)
     title = f"Execution times{' of ' + escape(project) if project else ''}"
-    empty = "" if rows else "<p>No figure of this project records an execution yet.</p>\n"
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -69,7 +70,7 @@ th, td {{ border: 1px solid #767676; padding: 0.3rem 0.6rem; text-align: left; }
 <p>{len(rows)} executed figure{'s' if len(rows) != 1 else ''}, {total:.2f} s in all, slowest first.
 Times are wall seconds of the last execution of each figure; memory is the peak resident
 memory of its worker process in MiB. Cached figures keep the facts of the run that recorded them.</p>
-{empty}<table>
+<table>
 <caption>Execution time and peak memory of each figure</caption>
 <thead><tr><th scope="col">Figure</th><th scope="col">Directive</th><th scope="col">Framework</th>
 <th scope="col" class="num">Seconds</th><th scope="col" class="num">Peak memory (MiB)</th>
