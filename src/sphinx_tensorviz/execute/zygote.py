@@ -35,9 +35,11 @@ from typing import Any
 
 from .processes import PR_SET_PDEATHSIG, prctl
 
-#: what each backend's zygote imports before it forks (never a call that starts a device)
+#: what each backend's zygote imports before it forks (never a call that starts a device);
+#: ``torch._inductor.config`` is what ``torch.use_deterministic_algorithms`` (every job's seeding)
+#: imports, pulling in Dynamo and Inductor: seconds per job if each child imported it again
 PRELOAD = {
-    "torch": ("torch",),
+    "torch": ("torch", "torch._inductor.config"),
     "jax": ("jax", "jax.numpy"),
     "numpy": (),
 }
