@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from sphinx.util import logging
 
 from .processes import job_processes, kill_all, kill_group, make_job_dir
 from .zygote import PRELOAD
@@ -89,6 +92,7 @@ class _Parent:
         self.token = secrets.token_hex(16)
         self.lock = threading.Lock()
         self.ready: bool | None = None
+        self.forked = 0
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         life_read, self.life_write = os.pipe()  # only the build holds the write end
         try:
@@ -101,7 +105,7 @@ class _Parent:
                 )
         except OSError as exc:
             self.process, self.ready = None, False
-            logger.info("tensorviz: no warm %s pool (%s); one process per job", backend, exc)
+            logger.verbose("tensorviz: no warm %s pool (%s); one process per job", backend, exc)
         finally:
             theirs.close()
             os.close(life_read)
@@ -116,7 +120,7 @@ class _Parent:
             answer = json.loads(message) if message else {"error": "its parent process did not start"}
             self.ready = answer.get("ready") is True
             if not self.ready:
-                logger.info("tensorviz: no warm %s pool (%s); one process per job", self.backend, answer.get("error"))
+                logger.verbose("tensorviz: no warm %s pool (%s); one process per job", self.backend, answer.get("error"))
         return self.ready
 
     def start(self, request: dict[str, Any], fds: tuple[int, int]) -> ForkedWorker | None:
@@ -130,7 +134,7 @@ class _Parent:
             except OSError:
                 self.ready = False
                 ours.close()
-                logger.info("tensorviz: the warm %s pool ended; one process per job from now on", self.backend)
+                logger.verbose("tensorviz: the warm %s pool ended; one process per job from now on", self.backend)
                 return None
             finally:
                 theirs.close()
@@ -142,21 +146,27 @@ class _Parent:
         if "pid" not in answer:
             ours.close()
             return None
+        self.forked += 1
         return ForkedWorker(int(answer["pid"]), ours)
 
     def close(self) -> None:
-        """Stop the parent and anything left of its jobs; remove its folder."""
+        """Stop the parent and anything left of its jobs; remove its folder; report its peak memory."""
         self.control.close()  # the parent kills its children and exits
         os.close(self.life_write)
         if self.process is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(_GRACE)
             pid, token = self.process.pid, self.token
+            deadline = time.monotonic() + _GRACE
+            while time.monotonic() < deadline and os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+                time.sleep(0.02)  # exited or not, it stays unreaped: its pid (session) is still its own
             kill_group(pid)
             strays = lambda: [p for p in job_processes(pid, token) if p != pid]  # noqa: E731
             kill_all(strays(), again=strays)
-            self.process.kill()
-            self.process.wait()
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            _, status, usage = os.wait4(pid, 0)
+            self.process.returncode = os.waitstatus_to_exitcode(status)
+            logger.verbose("tensorviz: warm %s pool: %d jobs forked; its parent's peak memory %.0f MiB",
+                           self.backend, self.forked, usage.ru_maxrss / 1024)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

@@ -16,7 +16,6 @@ pool (:mod:`.pool`) instead of new interpreters; everything above applies to the
 from __future__ import annotations
 
 import json
-import logging
 import os
 import secrets
 import shutil
@@ -29,6 +28,8 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from sphinx.util import logging
 
 from .caches import cache_environment, cache_mounts
 from .determinism import worker_environment
@@ -122,7 +123,7 @@ def _open_pool(jobs: dict[str, dict[str, Any]], settings: RunSettings) -> Worker
     problem = pool_problem(settings.pool, settings.sandbox)
     if problem:
         if settings.pool:
-            logger.info("tensorviz: one worker process per job: %s", problem)
+            logger.verbose("tensorviz: one worker process per job: %s", problem)
         return None
     return WorkerPool(settings.python, {str(job.get("backend")) for job in jobs.values()},
                       lambda token, folder: _environment(settings, token, folder), settings.timeout)
