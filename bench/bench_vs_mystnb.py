@@ -9,8 +9,8 @@ Scenarios, each built with ``python -m sphinx -b html -q`` in a fresh process:
 * **seed lessons**: ``lessons/transformers-03.md`` and ``lessons/llama-decoder.md`` as they
   are, against the same pages written as MyST-NB notebooks: the prose kept, every ``tv-*``
   block replaced by code cells that compute the same things (the pre-LN block's delta as a
-  Matplotlib heatmap with its two checks; TinyLlama built from its config, traced with
-  ``torch.fx``, run once with forward hooks at the five checkpoints, its four checks, the
+  Matplotlib heatmap with its two checks; TinyLlama built from its config, its module tree
+  printed, run once with forward hooks at the five checkpoints, its four checks, the
   activations plotted);
 * **20 heatmaps**: one page with 20 ``tv-heatmap`` figures of ``torch.randn(4, 8)`` against a
   notebook with 20 cells that plot the same matrices (one kernel imports torch once).
@@ -64,7 +64,7 @@ CELLS = {
         "import matplotlib.pyplot as plt\nimport torch\n"
         "from models.tiny_llama import CHECKS, TinyLlama",
         "torch.manual_seed(0)\nmodel = TinyLlama(vocab=32, width=16, heads=4, hidden=40).eval()\n"
-        "print(torch.fx.symbolic_trace(model).graph)",
+        "print(model)  # the module tree (torch.fx cannot trace its data-dependent mask)",
         "names = ['embedding', 'block.attention_norm', 'block.attention', 'block.ffn_norm', 'block.ffn']\n"
         "modules = dict(model.named_modules())\nseen = {}\n"
         "hooks = [modules[n].register_forward_hook(lambda m, i, o, n=n: seen.__setitem__(n, o.detach())) "
