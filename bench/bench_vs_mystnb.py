@@ -44,7 +44,7 @@ extensions = ["myst_nb"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 exclude_patterns = ["_build", ".jupyter_cache", "tensorviz_artifacts", "README.md"]
 nb_execution_mode = "cache"
-nb_execution_cache_path = ".jupyter_cache"
+nb_execution_cache_path = __import__("os").path.join(__import__("os").path.dirname(__file__), ".jupyter_cache")
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 '''
