@@ -204,7 +204,9 @@ def main(argv: list[str]) -> int:
     # fork() of a process with a framework's native threads: the child re-creates what it needs
     warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks.*")
     Zygote(control, lifeline_fd).serve()
-    return 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # no interpreter teardown: unloading a framework takes seconds and serves no one
 
 
 if __name__ == "__main__":
