@@ -76,7 +76,7 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
         )
         check_store_untouched(store, before, outcomes, to_run)
         for content_hash, outcome in sorted(outcomes.items()):
-            _store_outcome(store, to_run[content_hash], outcome, environment.fingerprint)
+            _store_outcome(store, to_run[content_hash], outcome, environment)
     stored = {h: store.read_artifact(h) for h in first}
     failing = failing_claims_of(env)
     failing.clear()
@@ -167,7 +167,10 @@ def build_artifact(request: ExecutionRequest, result: dict[str, Any],
     return artifact
 
 
-def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome, fingerprint: str) -> None:
+def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome,
+                   environment: EnvironmentCheck) -> None:
+    """Store an artifact or a failure record (only failures need the environment's fingerprint, which
+    takes a scan of the installed packages)."""
     report_notes(request, outcome)
     if outcome.ok:
         try:
@@ -184,7 +187,7 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
         "traceback": result.get("traceback", ""),
         "stdout": result.get("stdout", ""),
         "timeout": result.get("timeout"),
-        "environment": fingerprint,
+        "environment": environment.fingerprint,
         "recordedAt": datetime.now(timezone.utc).isoformat(),
     }
     write_or_hold(store, request, "failure", {"contentHash": request.content_hash, **record},
