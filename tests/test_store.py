@@ -67,7 +67,7 @@ def test_atomic_write_leaves_no_temporary_files(store: ArtifactStore, artifact: 
     store.write_artifact(changed)  # overwrite in place
     assert files_in(store.root) == sorted([
         f"{artifact['contentHash']}.json", f"{other['contentHash']}.json",
-        "failures/.gitignore", "failures/.lock",
+        "failures/.gitignore", "failures/.ledger", "failures/.lock",
     ])
     assert store.read_artifact(artifact["contentHash"]) == changed
 

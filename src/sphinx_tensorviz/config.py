@@ -18,6 +18,7 @@ from sphinx.config import Config
 from .warnings_ import Subtype, warn
 
 MODES = ("auto", "cache-only", "force", "off")
+SANDBOXES = ("", "bwrap")
 DEVICES = ("cpu", "gpu")
 
 
@@ -48,7 +49,21 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
                 "Also hash the framework versions, so upgrading PyTorch or JAX re-executes."),
     ConfigValue("tensorviz_python", "", (str,),
                 "Python interpreter for the workers (empty: the one running Sphinx).", ""),
+    ConfigValue("tensorviz_max_result_mb", 8, (int, float),
+                "Largest result one execution may store, in MB of artifact JSON.", ""),
+    ConfigValue("tensorviz_max_stdout_kb", 64, (int,),
+                "How much printed output is kept per execution, in KB (the end is kept).", ""),
+    ConfigValue("tensorviz_max_heatmap_cells", 40_000, (int,),
+                "Largest heatmap (rows times columns) a tv-heatmap draws.", ""),
+    ConfigValue("tensorviz_max_graph_nodes", 20_000, (int,),
+                "Largest traced graph (nodes) a tv-graph draws.", ""),
+    ConfigValue("tensorviz_sandbox", "", (str,),
+                "Empty: workers run as your user; bwrap: each worker runs inside bubblewrap.", ""),
 )
+
+#: (name, smallest allowed value) of the size limits
+LIMITS = (("tensorviz_max_result_mb", 0.01), ("tensorviz_max_stdout_kb", 1),
+          ("tensorviz_max_heatmap_cells", 1), ("tensorviz_max_graph_nodes", 1))
 
 
 @dataclass(frozen=True)
@@ -63,6 +78,11 @@ class Settings:
     device: str
     hash_versions: bool
     python: str
+    max_result_mb: float = 8
+    max_stdout_kb: int = 64
+    max_heatmap_cells: int = 40_000
+    max_graph_nodes: int = 20_000
+    sandbox: str = ""
 
 
 def app_of(env: Any) -> Sphinx:
@@ -86,6 +106,11 @@ def settings(app: Sphinx) -> Settings:
         device=cfg.tensorviz_device,
         hash_versions=cfg.tensorviz_hash_versions,
         python=cfg.tensorviz_python or sys.executable,
+        max_result_mb=cfg.tensorviz_max_result_mb,
+        max_stdout_kb=cfg.tensorviz_max_stdout_kb,
+        max_heatmap_cells=cfg.tensorviz_max_heatmap_cells,
+        max_graph_nodes=cfg.tensorviz_max_graph_nodes,
+        sandbox=cfg.tensorviz_sandbox,
     )
 
 
@@ -99,6 +124,11 @@ def check_config(app: Sphinx, config: Config) -> None:
         _reset(config, "tensorviz_timeout", "must be a positive number of seconds")
     if not isinstance(config.tensorviz_memory_limit_mb, int) or config.tensorviz_memory_limit_mb < 0:
         _reset(config, "tensorviz_memory_limit_mb", "must be a non-negative integer")
+    for name, smallest in LIMITS:
+        value = config[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < smallest:
+            _reset(config, name, f"must be a number of at least {smallest:g}")
+    _choice(config, "tensorviz_sandbox", SANDBOXES)
 
 
 def _choice(config: Config, name: str, choices: tuple[str, ...]) -> None:

@@ -24,10 +24,11 @@ class Subtype(str, Enum):
     crash = "crash"  #: the worker process died (killed, out of memory, os._exit)
     bad_result = "bad_result"  #: the result has the wrong type, shape, or non-finite values
     cache_miss = "cache_miss"  #: ``cache-only`` mode and no stored artifact
-    store = "store"  #: a stored artifact is corrupt, invalid, or misnamed
+    store = "store"  #: a stored artifact is corrupt, invalid, misnamed, unwritable, or written by lesson code
     claim = "claim"  #: a verified numerical claim failed
     target = "target"  #: a step names a graph node that does not exist
     config = "config"  #: a ``tensorviz_*`` configuration value is invalid
+    limit = "limit"  #: a result, its printed output, a heatmap or a graph is over a ``tensorviz_max_*`` limit
 
 
 def warn(message: str, subtype: Subtype, location: Any = None) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 from sphinx.util.display import status_iterator
 
 from ..execute.phase import job_for
-from ..execute.runner import RunSettings, run_jobs
+from ..execute.runner import run_jobs, run_settings
 from ..execute.tolerance import ASSUMED_DTYPE, default_tolerance, within
 from ..read.collector import all_requests
 from .project import CliError, add_project_arguments, open_project, print_read_warnings
@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         project.status.open = True  # the progress bar
         outcomes = run_jobs(
             {h: job_for(request, env) for h, (request, _) in chosen.items()},
-            RunSettings(conf.timeout, conf.workers, conf.device, conf.memory_limit_mb, conf.python),
+            run_settings(conf),
             progress=lambda items, n: status_iterator(items, "tensorviz: verifying... ", "darkgreen", n,
                                                       project.app.verbosity,
                                                       stringify_func=lambda o: locations[o.key]),

@@ -20,11 +20,13 @@ from sphinx.util.display import status_iterator
 from ..config import Settings, settings
 from ..read.collector import all_requests, catalogues_of, failing_claims_of, requests_of, trusted_of
 from ..store.artifacts import ArtifactStore, StoreProblem
+from ..store.guard import list_store
 from ..store.hashing import SCHEMA_VERSION
 from ..warnings_ import Subtype, warn
 from .fingerprint import EnvironmentCheck
 from .request import ExecutionRequest
-from .runner import Outcome, RunSettings, run_jobs
+from .runner import Outcome, run_jobs, run_settings
+from .safeguards import check_store_untouched, report_notes, sandbox_refused, write_or_hold
 
 logger = logging.getLogger("sphinx_tensorviz")
 
@@ -36,7 +38,7 @@ def outdated_docs(
     artifact whose file changed since it was validated, and the catalogue pages when any document
     changed."""
     conf = settings(app)
-    store = ArtifactStore(conf.store_dir, trusted_of(env))
+    store = ArtifactStore.for_settings(conf, trusted_of(env))
     stale = set(failing_claims_of(env)) - removed
     stale |= {
         docname
@@ -56,19 +58,23 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
     if not requests:
         return
     conf = settings(app)
-    store = ArtifactStore(conf.store_dir, trusted_of(env))
+    store = ArtifactStore.for_settings(conf, trusted_of(env))
     first: dict[str, ExecutionRequest] = {}
     for request in requests:
         first.setdefault(request.content_hash, request)
     environment = EnvironmentCheck(conf.python, conf.timeout)
     to_run = {h: r for h, r in first.items() if _needs_run(h, r, store, conf, environment)}
+    if to_run and sandbox_refused(conf.sandbox):
+        to_run = {}
     outcomes: dict[str, Outcome] = {}
     if to_run:
+        before = list_store(store)
         outcomes = run_jobs(
             {h: job_for(r, env) for h, r in to_run.items()},
-            RunSettings(conf.timeout, conf.workers, conf.device, conf.memory_limit_mb, conf.python),
+            run_settings(conf),
             progress=lambda items, n: _progress(app, items, n, to_run),
         )
+        check_store_untouched(store, before, outcomes, to_run)
         for content_hash, outcome in sorted(outcomes.items()):
             _store_outcome(store, to_run[content_hash], outcome, environment.fingerprint)
     stored = {h: store.read_artifact(h) for h in first}
@@ -156,15 +162,17 @@ def build_artifact(request: ExecutionRequest, result: dict[str, Any]) -> dict[st
 
 
 def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome, fingerprint: str) -> None:
+    report_notes(request, outcome)
     if outcome.ok:
         try:
-            store.write_artifact(build_artifact(request, outcome.result))
+            artifact = build_artifact(request, outcome.result)
+            write_or_hold(store, request, "artifact", artifact, lambda: store.write_artifact(artifact))
             return
         except (ValueError, KeyError, TypeError) as exc:  # an invalid result fails the figure, not the build
             result = {"ok": False, "subtype": "bad_result", "message": f"the result cannot be stored: {exc}"}
     else:
         result = outcome.result
-    store.write_failure(request.content_hash, {
+    record = {
         "subtype": result.get("subtype", "execution"),
         "message": result.get("message", ""),
         "traceback": result.get("traceback", ""),
@@ -172,7 +180,9 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
         "timeout": result.get("timeout"),
         "environment": fingerprint,
         "recordedAt": datetime.now(timezone.utc).isoformat(),
-    })
+    }
+    write_or_hold(store, request, "failure", {"contentHash": request.content_hash, **record},
+                  lambda: store.write_failure(request.content_hash, record))
 
 
 def _progress(

@@ -6,6 +6,7 @@ when the value has the wrong type, shape, or non-finite entries.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -58,8 +59,12 @@ def _labels(spec: Any, count: int, index: str, what: str) -> list[str]:
         raise BadResult(f"bad {what} label pattern {pattern!r}: {exc}") from None
 
 
-def heatmap_data(value: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """``data`` for a heatmap: a 2-D finite array plus labels, unit and scale."""
+def heatmap_data(value: Any, options: dict[str, Any],
+                 check_shape: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """``data`` for a heatmap: a 2-D finite array plus labels, unit and scale.
+
+    ``check_shape(rows, columns)`` may refuse a size before the values are copied into lists.
+    """
     rows_spec, cols_spec = options.get("rows"), options.get("columns")
     if isinstance(value, dict):
         if "values" not in value:
@@ -73,6 +78,8 @@ def heatmap_data(value: Any, options: dict[str, Any]) -> dict[str, Any]:
         raise BadResult(f"a heatmap needs a 2-D array, got shape {tuple(array.shape)}")
     if array.size == 0:
         raise BadResult("the array is empty")
+    if check_shape is not None:
+        check_shape(*array.shape)
     if not np.isfinite(array).all():
         bad = int((~np.isfinite(array)).sum())
         raise BadResult(f"{bad} of {array.size} values are NaN or infinite")

@@ -1,27 +1,47 @@
 """Run jobs in fresh worker processes, in parallel, each under a timeout.
 
 Threads only wait on child processes here; the lesson code itself never runs
-in the calling (Sphinx) process. A worker that hangs is killed with its whole
-process group; one that dies leaves no result file and becomes a ``crash``.
+in the calling (Sphinx) process. Each job gets a private temp folder (its working
+directory, ``TMPDIR`` and the place of its job, result and output files) that is
+removed when the job ends. The worker's output goes to a file, not a pipe, so a
+child that keeps it open cannot hold the job: the result is read as soon as the
+worker exits, and then everything the job started is killed (see
+:mod:`.processes`). A worker that dies leaves no result file and becomes a
+``crash``; one over a ``tensorviz_max_*`` limit becomes a ``limit`` failure.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
+import shutil
 import signal
 import subprocess
 import sys
-import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .determinism import worker_environment
+from .limits import Limits, LimitExceeded, check_result_size
+from .processes import (
+    TOKEN_VARIABLE,
+    adopted_orphans,
+    adopting_orphans,
+    job_processes,
+    kill_all,
+    kill_group,
+    make_job_dir,
+    remove_stale_job_dirs,
+)
+from .sandbox import sandbox_command
 
 _TAIL_LINES = 12
+_TAIL_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -31,6 +51,14 @@ class RunSettings:
     device: str = "cpu"
     memory_limit_mb: int = 0
     python: str = sys.executable
+    limits: Limits = field(default_factory=Limits)
+    sandbox: str = ""
+
+
+def run_settings(conf: Any) -> RunSettings:
+    """The run settings of a :class:`~sphinx_tensorviz.config.Settings`."""
+    return RunSettings(conf.timeout, conf.workers, conf.device, conf.memory_limit_mb, conf.python,
+                       Limits.from_settings(conf), conf.sandbox)
 
 
 @dataclass(frozen=True)
@@ -39,6 +67,8 @@ class Outcome:
 
     key: str
     result: dict[str, Any]
+    started: float = 0.0  # wall-clock time (time.time()) of the job's start and end, 0 when unknown
+    ended: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -50,63 +80,97 @@ def run_jobs(
     settings: RunSettings,
     progress: Callable[[Iterable[Outcome], int], Iterator[Outcome]] | None = None,
 ) -> dict[str, Outcome]:
-    """Run every job (keyed by content hash) and return the outcomes by key."""
+    """Run every job (keyed by content hash) and return the outcomes by key.
+
+    While the jobs run this process adopts orphans of the workers; those still alive
+    at the end (processes that escaped their job's session and cleared its token)
+    are killed, so nothing a job started outlives the build.
+    """
     outcomes: dict[str, Outcome] = {}
     if not jobs:
         return outcomes
-    with tempfile.TemporaryDirectory(prefix="tensorviz-") as tmp, ThreadPoolExecutor(
-        max_workers=max(1, settings.workers)
-    ) as pool:
-        futures: list[Future[Outcome]] = [
-            pool.submit(run_one, key, job, settings, Path(tmp)) for key, job in sorted(jobs.items())
-        ]
-        finished = (f.result() for f in as_completed(futures))
-        for outcome in progress(finished, len(futures)) if progress else finished:
-            outcomes[outcome.key] = outcome
+    remove_stale_job_dirs()
+    with adopting_orphans() as before:
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, settings.workers)) as pool:
+                futures: list[Future[Outcome]] = [
+                    pool.submit(run_one, key, job, settings) for key, job in sorted(jobs.items())
+                ]
+                finished = (f.result() for f in as_completed(futures))
+                for outcome in progress(finished, len(futures)) if progress else finished:
+                    outcomes[outcome.key] = outcome
+        finally:
+            kill_all(adopted_orphans(before), again=lambda: adopted_orphans(before))
     return outcomes
 
 
 #: Variables a worker inherits: what Python, the frameworks and the network stack need, and no more.
-#: Lesson code is untrusted: tokens and secrets of the build (CI, Read the Docs) stay behind.
-_PASSED = ("ATEN_CPU_CAPABILITY", "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "SHELL",
+#: Lesson code is untrusted: tokens and secrets of the build (CI, Read the Docs) stay behind, and so
+#: do ``PYTHON*`` settings that run code (``PYTHONSTARTUP``) and ``TENSORVIZ_*`` values of the build.
+_PASSED = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "SHELL",
            "SYSTEMROOT", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "SSL_CERT_FILE", "SSL_CERT_DIR",
-           "REQUESTS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
-_PASSED_PREFIXES = ("LC_", "PYTHON", "CONDA", "OPENBLAS_", "MKL_", "OMP_", "CUDA", "NVIDIA_", "XLA_", "JAX_",
-                    "TORCH", "TENSORVIZ_")
+           "REQUESTS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+           "PYTHONPATH", "PYTHONUTF8", "PYTHONIOENCODING", "ATEN_CPU_CAPABILITY")
+_PASSED_PREFIXES = ("LC_", "CONDA", "OPENBLAS_", "MKL_", "OMP_", "CUDA", "NVIDIA_", "XLA_", "JAX_", "TORCH")
 
 
 def passed_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k in _PASSED or k.startswith(_PASSED_PREFIXES)}
 
 
-def run_one(key: str, job: dict[str, Any], settings: RunSettings, tmp: Path) -> Outcome:
-    job_path, result_path = tmp / f"{key}.job.json", tmp / f"{key}.result.json"
-    job = {**job, "memoryLimitMb": settings.memory_limit_mb}
+def run_one(key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
+    """Run one job in its own temp folder, which is removed on every path out of here."""
+    started = time.time()
+    job_dir = make_job_dir(key)
+    try:
+        outcome = _run_in(job_dir, key, job, settings)
+    finally:
+        shutil.rmtree(job_dir, ignore_errors=True)
+    return Outcome(outcome.key, outcome.result, started, time.time())
+
+
+def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
+    job_path, result_path, log_path = job_dir / "job.json", job_dir / "result.json", job_dir / "output.log"
+    for private in ("work", "tmp", "home"):
+        (job_dir / private).mkdir()
+    token = secrets.token_hex(16)
+    lifeline_read, lifeline_write = os.pipe()  # only this process holds the write end
+    job = {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job(),
+           "jobDir": str(job_dir), "lifelineFd": lifeline_read}
     job_path.write_text(json.dumps(job), "utf-8")
     passed = passed_environment()
-    env = {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", ""))}
+    env = {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", "")),
+           TOKEN_VARIABLE: token, "TMPDIR": str(job_dir / "tmp"), "TEMP": str(job_dir / "tmp"), "TMP": str(job_dir / "tmp")}
+    command = [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_path), str(result_path)]
+    if settings.sandbox:
+        env["HOME"] = str(job_dir / "home")
+        srcdir = Path(job["srcdir"]) if job.get("srcdir") else None
+        command = sandbox_command(command, job_dir, srcdir, settings.python,
+                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()])
     try:
-        process = subprocess.Popen(
-            [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_path), str(result_path)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=env,
-            cwd=job.get("srcdir") or None,
-            start_new_session=True,  # its own process group, so a timeout kills children too
-        )
+        with open(log_path, "wb") as log:
+            process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+                cwd=job_dir / "work", start_new_session=True, pass_fds=(lifeline_read,),
+            )
     except OSError as exc:
+        os.close(lifeline_write)
         return Outcome(key, {"ok": False, "subtype": "crash",
                              "message": f"cannot start the worker {settings.python!r} (tensorviz_python): {exc}"})
+    finally:
+        os.close(lifeline_read)
     try:
-        output, _ = process.communicate(timeout=settings.timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(process)
-        try:
-            output, _ = process.communicate(timeout=10)
-        except subprocess.TimeoutExpired:  # a grandchild in its own session still holds the pipe
-            process.kill()
-            output = b""
+        finished = _wait_for_exit(process, settings.timeout)
+    finally:
+        # the worker is dead or still holds its pid (not reaped yet): nothing it started may stay
+        kill_group(process.pid)
+        strays = lambda: [p for p in job_processes(process.pid, token) if p != process.pid]  # noqa: E731
+        kill_all(strays(), again=strays)
+        process.kill()
+        process.wait()
+        os.close(lifeline_write)
+    output = _read_tail(log_path)
+    if not finished:
         return Outcome(key, {
             "ok": False,
             "subtype": "timeout",
@@ -114,9 +178,11 @@ def run_one(key: str, job: dict[str, Any], settings: RunSettings, tmp: Path) -> 
             "traceback": _tail(output),
             "timeout": settings.timeout,
         })
-    text = output.decode("utf-8", "replace")
     try:
+        check_result_size(result_path.stat().st_size, settings.limits)
         result = _checked_result(json.loads(result_path.read_text("utf-8")))
+    except LimitExceeded as exc:
+        return Outcome(key, {"ok": False, "subtype": "limit", "message": str(exc)})
     except (OSError, json.JSONDecodeError, ValueError):
         return Outcome(key, {
             "ok": False,
@@ -124,9 +190,44 @@ def run_one(key: str, job: dict[str, Any], settings: RunSettings, tmp: Path) -> 
             "message": _exit_reason(process.returncode),
             "traceback": _tail(output),
         })
+    text = output.decode("utf-8", "replace")
     if text.strip():
         result["stderr"] = text[-4000:]
     return Outcome(key, result)
+
+
+def _wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait until the worker exits (``True``) or ``timeout`` passes, without reaping it.
+
+    Not reaping keeps its pid (and so its session id) from being reused while the
+    job's other processes are looked up and killed.
+    """
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            if os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
+                return True
+        except (AttributeError, ChildProcessError):  # no waitid (not Linux): wait and reap
+            try:
+                process.wait(max(0.0, deadline - time.monotonic()))
+                return True
+            except subprocess.TimeoutExpired:
+                return False
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
+def _read_tail(path: Path, limit: int = _TAIL_BYTES) -> bytes:
+    """The last ``limit`` bytes of the worker's output file (it may be huge)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - limit))
+            return handle.read()
+    except OSError:
+        return b""
 
 
 def _checked_result(result: Any) -> dict[str, Any]:
@@ -144,19 +245,15 @@ def _checked_result(result: Any) -> dict[str, Any]:
             raise ValueError("stdout or checks of the wrong type")
     else:
         subtype = result.get("subtype")
-        if subtype not in ("execution", "bad_result") or not isinstance(result.get("message"), str):
+        if subtype not in ("execution", "bad_result", "limit") or not isinstance(result.get("message"), str):
             raise ValueError("not a failure the worker reports")
         for name in ("traceback", "stdout"):
             if not isinstance(result.get(name, ""), str):
                 raise ValueError(f"{name} is not text")
+    notes = result.get("notes", [])
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        raise ValueError("notes are not a list of text")
     return result
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _exit_reason(code: int) -> str:

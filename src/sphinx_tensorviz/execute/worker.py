@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import inspect
-import io
 import json
 import resource
 import sys
@@ -24,15 +23,19 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..store.artifacts import dump_json
+from . import lifeline
 from .determinism import describe_environment, seed_everything
 from .graph_run import run_checks, run_graph
+from .limits import LimitExceeded, Limits, TailBuffer, check_graph_nodes, check_heatmap_cells, check_result_size
 from .results import BadResult, heatmap_data
 
 
 def run_heatmap(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
     """The 2-D result as heatmap data; checks receive the values as a NumPy array."""
     options = job.get("options", {})
-    data = heatmap_data(call_entry(module, job), options)
+    limits = Limits.from_job(job)
+    data = heatmap_data(call_entry(module, job), options, lambda r, c: check_heatmap_cells(r, c, limits))
     produced: dict[str, Any] = {"data": data}
     if options.get("checks"):
         produced["checks"] = run_checks(module, options["checks"], np.asarray(data["values"]))
@@ -89,14 +92,22 @@ def call_entry(module: types.ModuleType, job: dict[str, Any]) -> Any:
 
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
     """Run a job and return the result document (never raises for lesson errors)."""
-    stdout = io.StringIO()
+    limits = Limits.from_job(job)
+    stdout = TailBuffer(limits.stdout_chars)  # printing 50 MB keeps only the tail
+    notes = lambda: [n for n in [stdout.truncation_note()] if n]  # noqa: E731
     try:
         seed_everything(job["backend"], job["seed"])
         with contextlib.redirect_stdout(stdout):
             module = load_module(job)
             produced = RUNNERS[job["directive"]](module, job)
+        if produced["data"].get("kind") == "graph":
+            check_graph_nodes(len(produced["data"].get("layers", [])), limits)
+        check_result_size(_stored_size(produced) + len(stdout.getvalue()), limits)
+    except LimitExceeded as exc:
+        return {"ok": False, "subtype": "limit", "message": str(exc), "stdout": stdout.getvalue(), "notes": notes()}
     except BadResult as exc:
-        return {"ok": False, "subtype": "bad_result", "message": str(exc), "stdout": stdout.getvalue()}
+        return {"ok": False, "subtype": "bad_result", "message": str(exc), "stdout": stdout.getvalue(),
+                "notes": notes()}
     except BaseException as exc:  # noqa: BLE001 - any lesson error is reported, not raised
         return {
             "ok": False,
@@ -104,13 +115,23 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             "message": f"{type(exc).__name__}: {exc}",
             "traceback": _lesson_traceback(exc),
             "stdout": stdout.getvalue(),
+            "notes": notes(),
         }
     return {
         "ok": True,
         **produced,
         "stdout": stdout.getvalue(),
+        "notes": notes(),
         "environment": describe_environment(job["backend"]),
     }
+
+
+def _stored_size(produced: dict[str, Any]) -> int:
+    """Bytes ``produced`` takes in the pretty-printed artifact (0 if it cannot be stored: ``main`` says why)."""
+    try:
+        return len(dump_json(produced).encode("utf-8"))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _lesson_traceback(exc: BaseException) -> str:
@@ -129,6 +150,8 @@ def _limit_memory(megabytes: int) -> None:
 def main(argv: list[str]) -> int:
     job_path, result_path = Path(argv[0]), Path(argv[1])
     job = json.loads(job_path.read_text("utf-8"))
+    if job.get("jobDir"):
+        lifeline.hold(Path(job["jobDir"]), job.get("lifelineFd"))
     _limit_memory(int(job.get("memoryLimitMb") or 0))
     result = run_job(job)
     try:

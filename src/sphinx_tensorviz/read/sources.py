@@ -20,7 +20,7 @@ def resolve_inside(srcdir: Path, candidate: Path, shown: str) -> Path:
     root = srcdir.resolve()
     path = candidate.resolve()
     if not path.is_relative_to(root):
-        raise SourceError(f"{shown!r} is outside the course folder {root}; keep lesson code inside it")
+        raise SourceError(f"{shown!r} is outside the course folder {root}; keep the files a directive reads inside it")
     if not path.is_file():
         raise SourceError(f"{shown!r} does not exist (looked for {path})")
     return path

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .bidi import isolate
+
 #: Replaced by the figure id when a cached SVG is placed on a page.
 ID_TOKEN = "tvidtoken0"
 
@@ -28,8 +30,9 @@ def coord(value: float) -> str:
 
 
 def text(value: object) -> str:
-    """Escape character data, dropping characters XML cannot carry (lesson text is untrusted)."""
-    cleaned = _BAD_XML.sub("", str(value))
+    """Escape character data, dropping characters XML cannot carry and isolating directional
+    overrides (lesson text is untrusted)."""
+    cleaned = isolate(_BAD_XML.sub("", str(value)))
     return cleaned.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

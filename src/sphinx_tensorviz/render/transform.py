@@ -17,6 +17,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.osutil import relative_uri
 
 from ..config import app_of, settings
+from ..execute.limits import Limits, data_size_problem
 from ..execute.request import ExecutionRequest
 from ..read.collector import lessons_of, trusted_of
 from ..read.lesson_directive import tensorviz_catalogue, tensorviz_lesson
@@ -26,6 +27,7 @@ from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.hashing import digest
 from ..warnings_ import Subtype, warn
 from .assemble import html_figure, latex_figure, plain_figure
+from .bidi import isolate_text_nodes
 from .cache import RenderCache
 from .downloads import downloads_list, write_downloads
 from .footer import provenance_line
@@ -61,7 +63,8 @@ class RenderFigures(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         conf = settings(app_of(self.env))
-        store = ArtifactStore(conf.store_dir, trusted_of(self.env))
+        self.limits = Limits.from_settings(conf)
+        store = ArtifactStore.for_settings(conf, trusted_of(self.env))
         builder = self.builder
         scripted = builder.format == "html" and not builder.name.startswith("epub")
         ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir),
@@ -75,13 +78,13 @@ class RenderFigures(SphinxPostTransform):
                 stray.replace_self([])
         for tour in list(self.document.findall(tensorviz_steps)):
             graph = self.graph_for(tour, graphs, "tv-steps")
-            tour.replace_self(steps_figure(tour, graph, html) if graph else [])
+            tour.replace_self(_isolated(steps_figure(tour, graph, html)) if graph else [])
         for strips in list(self.document.findall(tensorviz_activations)):
             graph = self.graph_for(strips, graphs, "tv-activations")
-            strips.replace_self(activations_figure(strips, graph, html, ctx.cache) if graph else [])
+            strips.replace_self(_isolated(activations_figure(strips, graph, html, ctx.cache)) if graph else [])
         self.lesson_pages(store, ctx)
         for node in list(self.document.findall(tensorviz_figure)):
-            node.replace_self(self.figure(node, store, ctx, conf.mode, markers))
+            node.replace_self(_isolated(self.figure(node, store, ctx, conf.mode, markers)))
 
     def tour_markers(self, graphs: dict[str, GraphOnPage | None]) -> dict[str, dict[str, list[list[Any]]]]:
         """graph name -> visible box id -> [[step number, title], ...] for every tour on the page."""
@@ -173,6 +176,10 @@ class RenderFigures(SphinxPostTransform):
         found = store.read_artifact(request.content_hash)
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
+        too_big = data_size_problem(found["data"], self.limits)
+        if too_big:  # e.g. a committed artifact from before the limit, or from elsewhere
+            warn(f"{request.directive}: the stored artifact is not drawn: {too_big}", Subtype.limit, location=node)
+            return error_box(f"This figure is not drawn: {too_big}", "")
         render, renderer_hash = request.render, request.renderer_hash
         tour = next((markers[name] for name in node["names"] if markers.get(name)), None)
         if tour:  # a guided tour on this page numbers its stops on the graph
@@ -236,6 +243,13 @@ class RenderFigures(SphinxPostTransform):
         note += nodes.paragraph("", f"This figure has not been computed yet (execution mode {mode!r}; "
                                     f"content hash {request.content_hash[:12]}).")
         return note
+
+
+def _isolated(made: Any) -> Any:
+    """Figures built from artifacts, with directional overrides in their texts isolated."""
+    for node in made if isinstance(made, list) else [made]:
+        isolate_text_nodes(node)
+    return made
 
 
 def _toc_order(env: Any, root: str) -> list[str]:

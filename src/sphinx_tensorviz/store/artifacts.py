@@ -8,11 +8,18 @@ else is reported as a :class:`StoreProblem` and treated as a miss.
 
 Failures are recorded beside the artifacts in ``failures/`` (git-ignored), so
 identical failing code is not re-run on every build while a fixed one (a new
-hash) runs again.
+hash) runs again. Every write is also noted in ``failures/.ledger`` (name and
+SHA-256), so a file that appears in the store while lesson code runs can be told
+from one a concurrent build wrote (see :mod:`.guard`).
+
+A store that cannot be written (read-only checkout, full disk) does not stop the
+build: :meth:`ArtifactStore.hold` keeps the document in memory for this process,
+and reading finds it there.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -29,6 +36,12 @@ from filelock import FileLock
 from .hashing import digest
 
 _HASH_LEN = 64
+#: artifacts and failure records are world-readable: a web server or a shared CI cache reads them
+FILE_MODE = 0o644
+LEDGER = ".ledger"
+_LEDGER_MAX = 256 * 1024
+#: (store root, kind, content hash) -> document kept in memory because the store could not be written
+_HELD: dict[tuple[str, str, str], dict[str, Any]] = {}
 
 
 @cache
@@ -114,9 +127,15 @@ class ArtifactStore:
     environment, so warm builds skip the schema check.
     """
 
-    def __init__(self, root: Path, trusted: dict[str, list[int]] | None = None) -> None:
+    def __init__(self, root: Path, trusted: dict[str, list[int]] | None = None, max_bytes: int | None = None) -> None:
         self.root = Path(root)
         self.trusted = trusted if trusted is not None else {}
+        self.max_bytes = max_bytes  # larger artifact files are refused unread (tensorviz_max_result_mb)
+
+    @classmethod
+    def for_settings(cls, conf: Any, trusted: dict[str, list[int]] | None = None) -> ArtifactStore:
+        """The store of a :class:`~sphinx_tensorviz.config.Settings`, refusing files over its size limit."""
+        return cls(conf.store_dir, trusted, max_bytes=int(conf.max_result_mb * 1024 * 1024))
 
     # -- paths -------------------------------------------------------------
     def artifact_path(self, content_hash: str) -> Path:
@@ -128,7 +147,15 @@ class ArtifactStore:
         return self.root / "failures" / f"{content_hash}.json"
 
     def has_artifact(self, content_hash: str) -> bool:
-        return self.artifact_path(content_hash).is_file()
+        return self.artifact_path(content_hash).is_file() or self._held("artifact", content_hash) is not None
+
+    # -- held in memory (the store could not be written) --------------------
+    def hold(self, kind: str, content_hash: str, document: dict[str, Any]) -> None:
+        """Keep an artifact (``kind="artifact"``) or failure record in memory for the rest of this process."""
+        _HELD[(str(self.root), kind, content_hash)] = document
+
+    def _held(self, kind: str, content_hash: str) -> dict[str, Any] | None:
+        return _HELD.get((str(self.root), kind, content_hash))
 
     def changed_since_validated(self, content_hash: str) -> bool:
         """True when a validated artifact's file was replaced since (re-executed, pulled, edited)."""
@@ -162,9 +189,12 @@ class ArtifactStore:
         path = self.artifact_path(content_hash)
         try:
             stat = path.stat()
+            if self.max_bytes is not None and stat.st_size > self.max_bytes:
+                return StoreProblem(path, f"is {stat.st_size / 1024 / 1024:.1f} MB, over tensorviz_max_result_mb = "
+                                          f"{self.max_bytes / 1024 / 1024:g}; it was not read")
             text = path.read_text("utf-8")
         except FileNotFoundError:
-            return None
+            return self._held("artifact", content_hash)
         except OSError as exc:
             return StoreProblem(path, f"cannot be read ({exc})")
         try:
@@ -194,6 +224,8 @@ class ArtifactStore:
         """The recorded failure for this hash, or ``None`` (a corrupt record counts as none)."""
         try:
             record = json.loads(self.failure_path(content_hash).read_text("utf-8"))
+        except FileNotFoundError:
+            record = self._held("failure", content_hash)
         except (OSError, json.JSONDecodeError):
             return None
         if not isinstance(record, dict) or record.get("contentHash") != content_hash:
@@ -212,14 +244,45 @@ class ArtifactStore:
         content_hash = artifact["contentHash"]
         path = self.artifact_path(content_hash)
         with self._lock():
-            _atomic_write(path, dump_json(artifact))
+            self._write(path, dump_json(artifact))
             self.failure_path(content_hash).unlink(missing_ok=True)
         return path
 
     def write_failure(self, content_hash: str, record: dict[str, Any]) -> None:
         path = self.failure_path(content_hash)
         with self._lock():
-            _atomic_write(path, dump_json({"contentHash": content_hash, **record}))
+            self._write(path, dump_json({"contentHash": content_hash, **record}))
+
+    def _write(self, path: Path, text: str) -> None:
+        """Write atomically and note it in the ledger (call with the lock held)."""
+        _atomic_write(path, text)
+        self._note_written(path, text)
+
+    def _note_written(self, path: Path, text: str) -> None:
+        ledger = self.root / "failures" / LEDGER
+        line = f"{path.relative_to(self.root).as_posix()}\t{hashlib.sha256(text.encode('utf-8')).hexdigest()}\n"
+        if ledger.is_file() and ledger.stat().st_size > _LEDGER_MAX:  # keep it small: drop the older half
+            kept = ledger.read_text("utf-8").splitlines(keepends=True)
+            _atomic_write(ledger, "".join(kept[len(kept) // 2:]))
+        with open(ledger, "a", encoding="utf-8") as handle:
+            handle.write(line)
+
+    def ledger_size(self) -> int:
+        try:
+            return (self.root / "failures" / LEDGER).stat().st_size
+        except OSError:
+            return 0
+
+    def written_since(self, offset: int) -> set[tuple[str, str]]:
+        """(relative path, sha256) of every write noted in the ledger after byte ``offset``."""
+        try:
+            with open(self.root / "failures" / LEDGER, encoding="utf-8") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                handle.seek(offset if offset <= size else 0)  # shrunk meanwhile: read it all
+                lines = handle.read().splitlines()
+        except OSError:
+            return set()
+        return {tuple(line.split("\t", 1)) for line in lines if "\t" in line}  # type: ignore[misc]
 
     def delete_artifact(self, content_hash: str) -> None:
         with self._lock():
@@ -229,14 +292,20 @@ class ArtifactStore:
         with self._lock():
             self.failure_path(content_hash).unlink(missing_ok=True)
 
+    def lock(self) -> FileLock:
+        """The store lock, for callers that must see the store without writes in progress."""
+        return self._lock()
+
     def _lock(self) -> FileLock:
         """A lock in the git-ignored ``failures/`` folder, so it never shows up as a change."""
         local = self.root / "failures"
         local.mkdir(parents=True, exist_ok=True)
         ignore = local / ".gitignore"
         if not ignore.exists():
-            ignore.write_text("# local records of failed executions and the store lock; not committed\n*\n")
-        return FileLock(str(local / ".lock"))
+            text = "# local records of failed executions and the store lock; not committed\n*\n"
+            _atomic_write(ignore, text)
+            self._note_written(ignore, text)
+        return FileLock(str(local / ".lock"), mode=FILE_MODE)
 
 
 def _check_hash(content_hash: str) -> None:
@@ -256,6 +325,7 @@ def _atomic_write(path: Path, text: str) -> None:
         return
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, FILE_MODE)  # mkstemp makes it 0600
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()

@@ -1,0 +1,143 @@
+"""Size limits on what one execution may produce, shared by the worker and the build.
+
+A result is stored in a committed JSON file and drawn into a web page, so its size
+must be bounded: a 2000 x 2000 array would otherwise become a 100 MB artifact and a
+500 MB page. The worker checks the limits first (it can say exactly what to change);
+the build checks the result file and every artifact it reads again, because the
+worker ran untrusted code and a stored artifact may come from anywhere.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+
+class LimitExceeded(ValueError):
+    """A result over one of the ``tensorviz_max_*`` limits; recorded as a ``limit`` failure.
+
+    Kept free of NumPy (unlike :class:`.results.BadResult`) so the build can check
+    stored artifacts without importing it.
+    """
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The ``tensorviz_max_*`` values, as passed to the worker in its job document."""
+
+    result_mb: float = 8
+    stdout_kb: int = 64
+    heatmap_cells: int = 40_000
+    graph_nodes: int = 20_000
+
+    @property
+    def result_bytes(self) -> int:
+        return int(self.result_mb * 1024 * 1024)
+
+    @property
+    def stdout_chars(self) -> int:
+        return int(self.stdout_kb * 1024)
+
+    def to_job(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_settings(cls, conf: Any) -> Limits:
+        """The limits of a :class:`~sphinx_tensorviz.config.Settings`."""
+        return cls(conf.max_result_mb, conf.max_stdout_kb, conf.max_heatmap_cells, conf.max_graph_nodes)
+
+    @classmethod
+    def from_job(cls, job: dict[str, Any]) -> Limits:
+        given = job.get("limits") or {}
+        return cls(**{k: given[k] for k in asdict(cls()) if isinstance(given.get(k), (int, float))})
+
+
+def check_heatmap_cells(rows: int, columns: int, limits: Limits) -> None:
+    cells = rows * columns
+    if cells > limits.heatmap_cells:
+        raise LimitExceeded(
+            f"a {rows} x {columns} heatmap has {cells:,} cells, over tensorviz_max_heatmap_cells = "
+            f"{limits.heatmap_cells:,}; downsample or slice the array in the lesson code (e.g. "
+            "`values[::4, ::4]` or a block mean), or raise the limit in conf.py"
+        )
+
+
+def check_graph_nodes(count: int, limits: Limits) -> None:
+    if count > limits.graph_nodes:
+        raise LimitExceeded(
+            f"the traced graph has {count:,} nodes, over tensorviz_max_graph_nodes = {limits.graph_nodes:,}; "
+            "trace a smaller configuration of the model (fewer layers) or one block of it, or raise the limit"
+        )
+
+
+def check_result_size(size: int, limits: Limits) -> None:
+    if size > limits.result_bytes:
+        raise LimitExceeded(
+            f"the result is {size / 1024 / 1024:.1f} MB as stored JSON, over tensorviz_max_result_mb = "
+            f"{limits.result_mb:g}; return less data (downsample in the lesson code, fewer checkpoints), "
+            "or raise the limit"
+        )
+
+
+def data_size_problem(data: dict[str, Any], limits: Limits) -> str | None:
+    """Why a stored artifact's ``data`` is over the figure limits (``None`` when it is not)."""
+    try:
+        if data.get("kind") == "heatmap":
+            values = data["values"]
+            check_heatmap_cells(len(values), len(values[0]) if values else 0, limits)
+        elif data.get("kind") == "graph":
+            check_graph_nodes(len(data["layers"]), limits)
+    except LimitExceeded as exc:
+        return str(exc)
+    except (KeyError, TypeError, IndexError):
+        return None  # the schema check reports malformed data
+    return None
+
+
+class TailBuffer(io.TextIOBase):
+    """A text sink that keeps only the last ``limit`` characters written to it.
+
+    Used for the lesson's ``stdout``, so printing 50 MB costs neither memory in the
+    worker nor space in the artifact; :meth:`getvalue` says how much was dropped.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = max(0, limit)
+        self.dropped = 0
+        self._parts: list[str] = []
+        self._size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size > 2 * self.limit + 4096:  # compact now and then, not on every write
+            self._compact()
+        return len(text)
+
+    def _compact(self) -> None:
+        joined = "".join(self._parts)
+        keep = joined[len(joined) - self.limit:] if self.limit else ""
+        self.dropped += len(joined) - len(keep)
+        self._parts, self._size = [keep], len(keep)
+
+    def getvalue(self) -> str:
+        self._compact()
+        kept = self._parts[0] if self._parts else ""
+        if not self.dropped:
+            return kept
+        return (f"[... {self.dropped:,} earlier characters of printed output were truncated "
+                f"(tensorviz_max_stdout_kb = {self.limit // 1024}); the last part follows ...]\n" + kept)
+
+    def truncation_note(self) -> str | None:
+        if not self.dropped:
+            return None
+        return (f"the code printed {self.dropped + self.limit:,} characters; only the last "
+                f"{self.limit // 1024} KB are kept (tensorviz_max_stdout_kb); print less, or raise the limit")

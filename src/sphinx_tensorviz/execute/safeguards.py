@@ -1,0 +1,78 @@
+"""What the execution phase does around the workers so that hostile or unlucky code cannot
+hurt the build: refuse to run unsandboxed when the sandbox was asked for, set aside files
+that lesson code put into the store, keep results in memory when the store cannot be
+written, and pass on the workers' notes (truncated output) as located warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..store.artifacts import ArtifactStore
+from ..store.guard import Intruder, StoreListing, set_aside_intruders
+from ..warnings_ import Subtype, warn
+from .request import ExecutionRequest
+from .runner import Outcome
+from .sandbox import sandbox_problem
+
+
+def sandbox_refused(sandbox: str) -> bool:
+    """``True`` (with a warning) when ``tensorviz_sandbox`` names a sandbox that cannot run here."""
+    problem = sandbox_problem(sandbox)
+    if problem is None:
+        return False
+    warn(f"tensorviz_sandbox = {sandbox!r}, but {problem}; nothing was executed (lesson code never runs "
+         "outside the sandbox you asked for). Fix the sandbox, build with tensorviz_sandbox = '' if you trust "
+         "the code, or use tensorviz_execution_mode = 'cache-only'", Subtype.config)
+    return True
+
+
+def check_store_untouched(store: ArtifactStore, before: StoreListing, outcomes: dict[str, Outcome],
+                          requests: dict[str, ExecutionRequest]) -> None:
+    """Warn about, and set aside, files that appeared or changed in the store while jobs ran."""
+    try:
+        with store.lock():
+            intruders = set_aside_intruders(store, before)
+    except OSError as exc:  # e.g. a read-only store: nothing could have been written either
+        intruders = []
+        if store.root.is_dir() and any(True for _ in store.root.iterdir()):
+            warn(f"cannot check the artifact store {store.root} for files written by lesson code ({exc})",
+                 Subtype.store)
+    for intruder in intruders:
+        suspects = _suspects(intruder, outcomes, requests)
+        where = ", ".join(f"{r.docname}:{r.lineno}" for r in suspects) or "unknown"
+        moved = (f"moved to {intruder.moved_to.relative_to(store.root)}" if intruder.moved_to
+                 else "deleted (it could not be moved)")
+        warn(f"the artifact store changed while lesson code ran: {intruder.name} ({intruder.change}) was not "
+             f"written by a build; {moved} and not used. Lesson code must not write into "
+             f"{store.root.name}/ (code that ran then: {where})", Subtype.store,
+             location=(suspects[0].docname, suspects[0].lineno) if suspects else None)
+
+
+def _suspects(intruder: Intruder, outcomes: dict[str, Outcome],
+              requests: dict[str, ExecutionRequest]) -> list[ExecutionRequest]:
+    """The jobs that ran when the file was written (all of them if none matches in time)."""
+    during = [h for h, o in outcomes.items() if o.started - 1 <= intruder.mtime <= o.ended + 1]
+    chosen = during or list(outcomes)
+    return sorted((requests[h] for h in chosen if h in requests), key=lambda r: (r.docname, r.lineno))
+
+
+def write_or_hold(store: ArtifactStore, request: ExecutionRequest, kind: str, document: dict[str, Any],
+                  write: Callable[[], Any]) -> None:
+    """Run ``write``; if the store cannot be written, keep ``document`` in memory and warn."""
+    try:
+        write()
+    except OSError as exc:
+        store.hold(kind, request.content_hash, document)
+        what = "result" if kind == "artifact" else "failure record"
+        warn(f"{request.directive}: cannot write to the artifact store {store.root} ({exc}); the {what} is "
+             "shown from memory and not stored, so the next build executes it again. Make the folder "
+             "writable, or build with tensorviz_execution_mode = 'cache-only'", Subtype.store,
+             location=(request.docname, request.lineno))
+
+
+def report_notes(request: ExecutionRequest, outcome: Outcome) -> None:
+    """The worker's notes on what it had to cut (e.g. printed output over tensorviz_max_stdout_kb)."""
+    for note in outcome.result.get("notes", []):
+        warn(f"{request.directive}: {note}", Subtype.limit, location=(request.docname, request.lineno))

@@ -1,0 +1,38 @@
+"""Keep right-to-left override characters in labels from reordering the text around them.
+
+Labels come from lesson code and artifacts (untrusted). A label holding U+202E
+(RIGHT-TO-LEFT OVERRIDE) would otherwise flip the rest of its line, so e.g. a
+tooltip or table row reads differently from what it says. A label with any
+directional control is wrapped in FIRST STRONG ISOLATE ... POP DIRECTIONAL
+ISOLATE, which ends every embedding and override opened inside it (Unicode
+UAX #9), the text equivalent of ``<bdi>``; isolate controls inside it are
+dropped so it cannot close the wrapper early. Other labels are left unchanged,
+so output without such characters stays byte-identical.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+
+FSI, PDI = "\u2068", "\u2069"
+_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_ISOLATES = re.compile("[\u2066-\u2069]")
+
+
+def isolate(text: str) -> str:
+    """``text`` wrapped in an isolate if it holds directional controls, else unchanged."""
+    if not _CONTROLS.search(text):
+        return text
+    return FSI + _ISOLATES.sub("", text) + PDI
+
+
+def isolate_text_nodes(tree: nodes.Node) -> None:
+    """Isolate every text node under ``tree`` (a figure built from an artifact) in place."""
+    for text in list(tree.findall(nodes.Text)):
+        if isinstance(text.parent, nodes.raw):  # markup: its SVG text is isolated by svg.text already
+            continue
+        isolated = isolate(str(text))
+        if isolated != str(text) and text.parent is not None:
+            text.parent.replace(text, nodes.Text(isolated))

@@ -1,0 +1,110 @@
+"""Notice files that lesson code put into the store, and set them aside unread.
+
+In the default mode lesson code runs as the user who builds, so it *can* write into
+``tensorviz_artifacts/``, e.g. a forged artifact for another figure (a name is just
+the hash of a request anyone can compute). It cannot be stopped there, so it is
+detected: the store is listed before the workers start and again after they end;
+a file that appeared or changed, and that no build wrote through the store (its
+name and SHA-256 are not in the ledger, see :meth:`ArtifactStore.written_since`),
+is moved to ``failures/quarantine/`` (git-ignored) and never read as an artifact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .artifacts import LEDGER, ArtifactStore
+
+#: files of the store's own machinery, which change without being artifacts
+_OWN = {f"failures/{LEDGER}", "failures/.lock"}
+QUARANTINE = "failures/quarantine"
+
+
+@dataclass(frozen=True)
+class StoreListing:
+    """What the store held when jobs started: path -> (mtime_ns, size, inode), and the ledger's length."""
+
+    files: dict[str, tuple[int, int, int]]
+    ledger_size: int
+
+
+@dataclass(frozen=True)
+class Intruder:
+    """A file that appeared or changed while jobs ran, and where it was moved."""
+
+    name: str
+    change: str  # "new" or "changed"
+    mtime: float
+    moved_to: Path | None
+
+
+def list_store(store: ArtifactStore) -> StoreListing:
+    return StoreListing(_files(store.root), store.ledger_size())
+
+
+def set_aside_intruders(store: ArtifactStore, before: StoreListing) -> list[Intruder]:
+    """Move every file that appeared or changed since ``before`` and no build wrote; return them.
+
+    Call with the store lock held, so no concurrent build is half-way through a write.
+    """
+    legit = store.written_since(before.ledger_size)
+    found: list[Intruder] = []
+    for name, signature in sorted(_files(store.root).items()):
+        old = before.files.get(name)
+        if old == signature:
+            continue
+        path = store.root / name
+        if (name, _sha256(path)) in legit:
+            continue
+        found.append(Intruder(name, "new" if old is None else "changed", signature[0] / 1e9, _quarantine(store, name)))
+    return found
+
+
+def _files(root: Path) -> dict[str, tuple[int, int, int]]:
+    found: dict[str, tuple[int, int, int]] = {}
+    if not root.is_dir():
+        return found
+    for folder, dirs, names in os.walk(root):
+        relative = Path(folder).relative_to(root).as_posix()
+        if relative == QUARANTINE or relative.startswith(QUARANTINE + "/"):
+            dirs[:] = []
+            continue
+        for name in names:
+            key = name if relative == "." else f"{relative}/{name}"
+            if key in _OWN:
+                continue
+            try:
+                stat = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            found[key] = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    return found
+
+
+def _sha256(path: Path) -> str:
+    try:
+        if path.is_symlink() or not path.is_file():
+            return ""
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _quarantine(store: ArtifactStore, name: str) -> Path | None:
+    """Move ``name`` out of the store's readable part (``None`` if it cannot be moved)."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    target = store.root / QUARANTINE / stamp / name
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(store.root / name, target)
+    except OSError:
+        try:  # at least make sure it is never read as an artifact
+            (store.root / name).unlink()
+        except OSError:
+            return None
+        return None
+    return target
