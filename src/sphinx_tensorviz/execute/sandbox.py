@@ -19,7 +19,6 @@ from pathlib import Path
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt")
 
 
-@cache
 def sandbox_problem(kind: str) -> str | None:
     """Why the sandbox ``kind`` cannot run here (``None``: it can, or none is asked for)."""
     if not kind:
@@ -27,6 +26,12 @@ def sandbox_problem(kind: str) -> str | None:
     binary = shutil.which("bwrap")
     if binary is None:
         return "bubblewrap (bwrap) is not installed; install it (Debian/Ubuntu: apt-get install bubblewrap)"
+    return _probe(binary)
+
+
+@cache
+def _probe(binary: str) -> str | None:
+    """Start an empty sandbox once per process: bwrap may be installed but unable to create namespaces."""
     try:
         probe = subprocess.run([binary, "--unshare-all", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
                                 "true"], capture_output=True, text=True, timeout=30)

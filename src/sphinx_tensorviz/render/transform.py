@@ -228,8 +228,8 @@ class RenderFigures(SphinxPostTransform):
             subtype = Subtype(failure["subtype"]) if failure["subtype"] in known else Subtype.crash
             tail = "\n".join(failure["traceback"].splitlines()[-_TRACEBACK_LINES:])
             message = failure["message"] or "the lesson code failed without a message"
-            warn(f"{request.directive}: lesson code failed: {message}" + (f"\n{tail}" if tail else ""),
-                 subtype, location=node)
+            what = "result refused" if subtype is Subtype.limit else "lesson code failed"
+            warn(f"{request.directive}: {what}: {message}" + (f"\n{tail}" if tail else ""), subtype, location=node)
             return error_box(f"This figure could not be computed: {message}", tail)
         if problem is not None:
             message = f"stored artifact {problem.path.name} {problem.reason}"

@@ -127,15 +127,15 @@ class ArtifactStore:
     environment, so warm builds skip the schema check.
     """
 
-    def __init__(self, root: Path, trusted: dict[str, list[int]] | None = None, max_bytes: int | None = None) -> None:
+    def __init__(self, root: Path, trusted: dict[str, list[int]] | None = None, max_mb: float | None = None) -> None:
         self.root = Path(root)
         self.trusted = trusted if trusted is not None else {}
-        self.max_bytes = max_bytes  # larger artifact files are refused unread (tensorviz_max_result_mb)
+        self.max_mb = max_mb  # larger artifact files are refused unread (tensorviz_max_result_mb)
 
     @classmethod
     def for_settings(cls, conf: Any, trusted: dict[str, list[int]] | None = None) -> ArtifactStore:
         """The store of a :class:`~sphinx_tensorviz.config.Settings`, refusing files over its size limit."""
-        return cls(conf.store_dir, trusted, max_bytes=int(conf.max_result_mb * 1024 * 1024))
+        return cls(conf.store_dir, trusted, max_mb=conf.max_result_mb)
 
     # -- paths -------------------------------------------------------------
     def artifact_path(self, content_hash: str) -> Path:
@@ -189,9 +189,9 @@ class ArtifactStore:
         path = self.artifact_path(content_hash)
         try:
             stat = path.stat()
-            if self.max_bytes is not None and stat.st_size > self.max_bytes:
-                return StoreProblem(path, f"is {stat.st_size / 1024 / 1024:.1f} MB, over tensorviz_max_result_mb = "
-                                          f"{self.max_bytes / 1024 / 1024:g}; it was not read")
+            if self.max_mb is not None and stat.st_size > self.max_mb * 1024 * 1024:
+                return StoreProblem(path, f"is {stat.st_size:,} bytes, over tensorviz_max_result_mb = "
+                                          f"{self.max_mb:g}; it was not read")
             text = path.read_text("utf-8")
         except FileNotFoundError:
             return self._held("artifact", content_hash)

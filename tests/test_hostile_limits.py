@@ -1,0 +1,155 @@
+"""Issue 13, cases 2 and 3 and the figure limits: results are bounded, and every refusal says what to do.
+
+One real build (module-scoped) of a project whose pages each push one limit: a 2000 x 2000
+result, 50 MB of printed output, a result over ``tensorviz_max_result_mb``, a graph over
+``tensorviz_max_graph_nodes``; and a rebuild in ``cache-only`` mode with lower limits, where the
+same limits apply to artifacts already in the store.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Build, load_artifacts, run_sphinx, store_dir
+from hostile_util import (
+    assert_store_valid,
+    heatmap_page,
+    located,
+    make_project,
+    no_warnings_for,
+    nothing_left_behind,
+    page_size,
+)
+from sphinx_tensorviz.config import CONFIG_VALUES
+from sphinx_tensorviz.execute.limits import TailBuffer
+
+#: every page of this project stays well below this, whatever its lesson code returned or printed
+PAGE_BOUND = 300_000
+
+MODEL = '''\
+import torch
+from torch import nn
+
+
+class Deep(nn.Module):
+    """Six layers: more nodes than the project's tensorviz_max_graph_nodes = 4."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.Sequential(*[nn.Linear(4, 4) for _ in range(6)])
+
+    def forward(self, x):
+        return self.layers(x)
+'''
+
+PAGES = {
+    "huge": heatmap_page("import numpy as np\n\nresult = np.random.rand(2000, 2000)", "Huge"),
+    "chatty": heatmap_page(
+        "import sys\nimport numpy as np\n\nsys.stdout.write('x' * 50_000_000)\nprint('ENDOFOUTPUT')\n"
+        "result = np.eye(3)", "Chatty"),
+    "fat": heatmap_page("import numpy as np\n\nresult = np.random.rand(150, 150)", "Fat"),
+    "fine": heatmap_page("import numpy as np\n\nprint('hello')\nresult = np.arange(6.0).reshape(2, 3)", "Fine"),
+    "deep": "# Deep\n\n```{tv-graph}\n:model: models/deep.py:Deep\n:inputs: [{shape: [2, 4], fill: ones}]\n"
+            ":title: Deep\n```\n",
+}
+CONF = "tensorviz_max_result_mb = 0.5\ntensorviz_max_graph_nodes = 4\n"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
+    src = make_project(tmp_path_factory.mktemp("limits") / "src", PAGES, CONF, {"models/deep.py": MODEL})
+    return src, run_sphinx(src)
+
+
+def test_the_build_finishes_and_leaves_a_valid_store(built: tuple[Path, Build]) -> None:
+    src, build = built
+    assert build.statuscode == 0, build.warnings
+    assert "Traceback" not in build.warnings + build.status
+    assert_store_valid(src)
+    nothing_left_behind()
+    for page in PAGES:
+        assert page_size(build, page) < PAGE_BOUND, page
+
+
+def test_a_2000_by_2000_result_is_refused_with_advice(built: tuple[Path, Build]) -> None:
+    src, build = built
+    located(build, src, "huge", "limit", "2000 x 2000", "4,000,000 cells", "tensorviz_max_heatmap_cells",
+            "downsample")
+    assert "This figure could not be computed" in build.html("huge")
+    stored = json.loads(next((store_dir(src) / "failures").glob("*.json")).read_text("utf-8"))
+    assert stored  # the failure is recorded, so the same code is not run again on the next build
+    assert all(len(p.read_bytes()) < PAGE_BOUND for p in store_dir(src).rglob("*.json"))
+
+
+def test_printed_output_keeps_its_tail_with_a_note(built: tuple[Path, Build]) -> None:
+    src, build = built
+    located(build, src, "chatty", "limit", "tensorviz_max_stdout_kb", "only the last 64 KB")
+    (artifact,) = [a for a in load_artifacts(src).values() if "ENDOFOUTPUT" in a["stdout"]]
+    assert artifact["stdout"].startswith("[... ")
+    assert "truncated" in artifact["stdout"].splitlines()[0]
+    assert len(artifact["stdout"]) < 66 * 1024 + 300
+    page = build.html("chatty")
+    assert "ENDOFOUTPUT" in page and "<svg" in page
+    downloads = [p for p in build.outdir.rglob("artifact.json") if "ENDOFOUTPUT" in p.read_text("utf-8")]
+    assert downloads and all(p.stat().st_size < PAGE_BOUND for p in downloads)
+
+
+def test_a_result_over_the_size_limit_is_refused(built: tuple[Path, Build]) -> None:
+    src, build = built
+    located(build, src, "fat", "limit", "MB as stored JSON", "tensorviz_max_result_mb = 0.5")
+
+
+def test_a_graph_over_the_node_limit_is_refused(built: tuple[Path, Build]) -> None:
+    src, build = built
+    located(build, src, "deep", "limit", "nodes, over tensorviz_max_graph_nodes = 4", "smaller configuration",
+            directive="tv-graph")
+
+
+def test_ordinary_figures_are_not_affected(built: tuple[Path, Build]) -> None:
+    src, build = built
+    no_warnings_for(build, src, "fine")
+    assert "hello" in build.html("fine")
+
+
+def test_stored_artifacts_over_the_limits_are_not_drawn(built: tuple[Path, Build], tmp_path: Path) -> None:
+    """The same limits hold for artifacts already in the store (committed by someone else, or older)."""
+    src, _ = built
+    before = {h: p.read_bytes() for h, p in ((p.stem, p) for p in store_dir(src).glob("*.json"))}
+    smaller = run_sphinx(src, confoverrides={"tensorviz_execution_mode": "cache-only",
+                                             "tensorviz_max_result_mb": 0.01},
+                         freshenv=True)
+    assert smaller.statuscode == 0, smaller.warnings
+    located(smaller, src, "chatty", "store", "bytes, over tensorviz_max_result_mb = 0.01", "not read")
+    no_warnings_for(smaller, src, "fine")
+    assert {p.stem: p.read_bytes() for p in store_dir(src).glob("*.json")} == before  # nothing rewritten
+    cells = run_sphinx(src, confoverrides={"tensorviz_execution_mode": "cache-only",
+                                           "tensorviz_max_heatmap_cells": 4}, freshenv=True)
+    located(cells, src, "fine", "limit", "2 x 3 heatmap has 6 cells", "tensorviz_max_heatmap_cells = 4")
+    assert "This figure is not drawn" in cells.html("fine")
+
+
+def test_every_limit_is_a_documented_config_value_with_a_generous_graph_default() -> None:
+    defaults: dict[str, Any] = {v.name: v.default for v in CONFIG_VALUES}
+    assert defaults["tensorviz_max_graph_nodes"] >= 20_000  # a 24-layer Llama is about 1,700 nodes
+    assert 1 <= defaults["tensorviz_max_result_mb"] <= 16
+    assert defaults["tensorviz_max_stdout_kb"] == 64
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "reference" / "configuration.md").read_text("utf-8")
+    for name in ("tensorviz_max_result_mb", "tensorviz_max_stdout_kb", "tensorviz_max_heatmap_cells",
+                 "tensorviz_max_graph_nodes", "tensorviz_sandbox"):
+        assert f"`{name}`" in docs, name
+
+
+def test_the_tail_buffer_keeps_exactly_the_end() -> None:
+    buffer = TailBuffer(1024)
+    for n in range(10_000):
+        buffer.write(f"{n}\n")
+    text = buffer.getvalue()
+    assert text.endswith("9999\n")
+    kept = text.split("\n", 1)[1]
+    assert len(kept) == 1024
+    assert "".join(f"{n}\n" for n in range(10_000)).endswith(kept)
+    assert buffer.truncation_note() is not None
