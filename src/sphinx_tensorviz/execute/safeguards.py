@@ -16,6 +16,9 @@ from .request import ExecutionRequest
 from .runner import Outcome
 from .sandbox import sandbox_problem
 
+#: file times come from the kernel's coarse clock, a few milliseconds behind time.time()
+_CLOCK_SLACK = 0.05
+
 
 def sandbox_refused(sandbox: str) -> bool:
     """``True`` (with a warning) when ``tensorviz_sandbox`` names a sandbox that cannot run here."""
@@ -53,7 +56,7 @@ def check_store_untouched(store: ArtifactStore, before: StoreListing, outcomes: 
 def _suspects(intruder: Intruder, outcomes: dict[str, Outcome],
               requests: dict[str, ExecutionRequest]) -> list[ExecutionRequest]:
     """The jobs that ran when the file was written (all of them if none matches in time)."""
-    during = [h for h, o in outcomes.items() if o.started - 1 <= intruder.mtime <= o.ended + 1]
+    during = [h for h, o in outcomes.items() if o.started - _CLOCK_SLACK <= intruder.mtime <= o.ended + _CLOCK_SLACK]
     chosen = during or list(outcomes)
     return sorted((requests[h] for h in chosen if h in requests), key=lambda r: (r.docname, r.lineno))
 
