@@ -146,7 +146,8 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
         env["HOME"] = str(job_dir / "home")
         srcdir = Path(job["srcdir"]) if job.get("srcdir") else None
         command = sandbox_command(command, job_dir, srcdir, settings.python,
-                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()])
+                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()],
+                                  lifeline_read)
     try:
         with open(log_path, "wb") as log:
             process = subprocess.Popen(

@@ -45,10 +45,11 @@ def _probe(binary: str) -> str | None:
 
 
 def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, python: str,
-                    extra_read: list[str]) -> list[str]:
-    """``command`` wrapped in bwrap; ``job_dir`` is the only writable folder."""
+                    extra_read: list[str], lifeline_fd: int) -> list[str]:
+    """``command`` wrapped in bwrap, under a host-side guard (:mod:`.sandbox_guard`) that removes
+    ``job_dir`` if the build dies; ``job_dir`` is the only writable folder."""
     binary = shutil.which("bwrap") or "bwrap"
-    args = [binary, "--unshare-all", "--new-session", "--die-with-parent",
+    args = [binary, "--unshare-all", "--new-session",
             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     readable = [p for p in _SYSTEM if Path(p).exists()]
     readable += _python_folders(python) + extra_read
@@ -57,7 +58,8 @@ def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, pyth
     for folder in _outermost(readable):
         args += ["--ro-bind", folder, folder]
     args += ["--bind", str(job_dir), str(job_dir), "--chdir", str(job_dir / "work")]
-    return [*args, "--", *command]
+    guard = [sys.executable, "-m", "sphinx_tensorviz.execute.sandbox_guard", str(job_dir), str(lifeline_fd), "--"]
+    return [*guard, *args, "--", *command]
 
 
 def _python_folders(python: str) -> list[str]:
