@@ -51,12 +51,12 @@ PAGES = {
     "chatty": heatmap_page(
         "import sys\nimport numpy as np\n\nsys.stdout.write('x' * 50_000_000)\nprint('ENDOFOUTPUT')\n"
         "result = np.eye(3)", "Chatty"),
-    "fat": heatmap_page("import numpy as np\n\nresult = np.random.rand(150, 150)", "Fat"),
+    "fat": heatmap_page("import numpy as np\n\nresult = np.random.rand(120, 120)", "Fat"),
     "fine": heatmap_page("import numpy as np\n\nprint('hello')\nresult = np.arange(6.0).reshape(2, 3)", "Fine"),
     "deep": "# Deep\n\n```{tv-graph}\n:model: models/deep.py:Deep\n:inputs: [{shape: [2, 4], fill: ones}]\n"
             ":title: Deep\n```\n",
 }
-CONF = "tensorviz_max_result_mb = 0.5\ntensorviz_max_graph_nodes = 4\n"
+CONF = "tensorviz_max_result_mb = 0.25\ntensorviz_max_graph_nodes = 4\n"
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def test_the_build_finishes_and_leaves_a_valid_store(built: tuple[Path, Build]) 
 
 def test_a_2000_by_2000_result_is_refused_with_advice(built: tuple[Path, Build]) -> None:
     src, build = built
-    located(build, src, "huge", "limit", "2000 x 2000", "4,000,000 cells", "tensorviz_max_heatmap_cells",
+    located(build, src, "huge", "limit", "2000 x 2000", "4,000,000 cells", "tensorviz_max_heatmap_cells = 16,384",
             "downsample")
     assert "This figure could not be computed" in build.html("huge")
     stored = json.loads(next((store_dir(src) / "failures").glob("*.json")).read_text("utf-8"))
@@ -100,7 +100,7 @@ def test_printed_output_keeps_its_tail_with_a_note(built: tuple[Path, Build]) ->
 
 def test_a_result_over_the_size_limit_is_refused(built: tuple[Path, Build]) -> None:
     src, build = built
-    located(build, src, "fat", "limit", "MB as stored JSON", "tensorviz_max_result_mb = 0.5")
+    located(build, src, "fat", "limit", "MB as stored JSON", "tensorviz_max_result_mb = 0.25")
 
 
 def test_a_graph_over_the_node_limit_is_refused(built: tuple[Path, Build]) -> None:
@@ -143,6 +143,14 @@ def test_every_limit_is_a_documented_config_value_with_a_generous_graph_default(
         assert f"`{name}`" in docs, name
 
 
+def test_the_tail_buffer_keeps_everything_under_its_limit() -> None:
+    buffer = TailBuffer(1024 * 1024)
+    for _ in range(3):
+        buffer.write("y" * 100_000)
+        assert buffer.getvalue() == "y" * 100_000 * (_ + 1)  # reading it compacts it: nothing may be lost
+    assert buffer.truncation_note() is None
+
+
 def test_the_tail_buffer_keeps_exactly_the_end() -> None:
     buffer = TailBuffer(1024)
     for n in range(10_000):
@@ -152,4 +160,5 @@ def test_the_tail_buffer_keeps_exactly_the_end() -> None:
     kept = text.split("\n", 1)[1]
     assert len(kept) == 1024
     assert "".join(f"{n}\n" for n in range(10_000)).endswith(kept)
-    assert buffer.truncation_note() is not None
+    assert buffer.getvalue() == text  # reading twice changes nothing
+    assert f"printed {len(''.join(f'{n}' + chr(10) for n in range(10_000))):,} characters" in buffer.truncation_note()

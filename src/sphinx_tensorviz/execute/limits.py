@@ -29,7 +29,7 @@ class Limits:
 
     result_mb: float = 8
     stdout_kb: int = 64
-    heatmap_cells: int = 40_000
+    heatmap_cells: int = 16_384
     graph_nodes: int = 20_000
 
     @property
@@ -124,7 +124,7 @@ class TailBuffer(io.TextIOBase):
 
     def _compact(self) -> None:
         joined = "".join(self._parts)
-        keep = joined[len(joined) - self.limit:] if self.limit else ""
+        keep = joined[max(0, len(joined) - self.limit):]
         self.dropped += len(joined) - len(keep)
         self._parts, self._size = [keep], len(keep)
 
@@ -139,5 +139,5 @@ class TailBuffer(io.TextIOBase):
     def truncation_note(self) -> str | None:
         if not self.dropped:
             return None
-        return (f"the code printed {self.dropped + self.limit:,} characters; only the last "
+        return (f"the code printed {self.dropped + self._size:,} characters; only the last "
                 f"{self.limit // 1024} KB are kept (tensorviz_max_stdout_kb); print less, or raise the limit")
