@@ -95,14 +95,22 @@ def test_a_timeout_still_kills_the_code_and_its_children(built: tuple[Path, Buil
     assert not processes_matching(f"sleep {TIMEOUT_CHILD}")
 
 
-@pytest.mark.parametrize("sandbox", ["", "bwrap"])
-def test_kill_9_of_sphinx_build_stops_the_worker_and_removes_its_folder(tmp_path: Path, sandbox: str) -> None:
-    """The worker notices that the build is gone, kills its children, removes its temp folder, exits."""
+#: lesson code that ignores every signal it can and never leaves the interpreter loop
+STUBBORN = ("import signal\nfor name in ('SIGTERM', 'SIGHUP', 'SIGINT'):\n"
+            "    signal.signal(getattr(signal, name), signal.SIG_IGN)\n"
+            "while True:\n    sum(range(1000))\n")
+
+
+@pytest.mark.parametrize(("sandbox", "waiting"), [("", "time.sleep(300)\n"), ("bwrap", "time.sleep(300)\n"),
+                                                  ("", STUBBORN)], ids=["sleeping", "sandboxed", "stubborn"])
+def test_kill_9_of_sphinx_build_stops_the_worker_and_removes_its_folder(tmp_path: Path, sandbox: str,
+                                                                       waiting: str) -> None:
+    """The job guard notices that the build is gone, kills the job's processes, removes its folder."""
     if sandbox and sandbox_problem(sandbox):
         pytest.skip(f"the {sandbox} sandbox cannot run here: {sandbox_problem(sandbox)}")
     page = heatmap_page(f"import pathlib, subprocess, time\nimport numpy as np\n\n"
                         f"subprocess.Popen(['sleep', '{ORPHAN}'])\n"
-                        "time.sleep(300)\nresult = np.eye(2)", "Orphan")
+                        f"{waiting}result = np.eye(2)", "Orphan")
     src = make_project(tmp_path / "src", {"orphan": page}, f"tensorviz_timeout = 600\ntensorviz_sandbox = {sandbox!r}\n")
     build = subprocess.Popen([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(tmp_path / "out")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

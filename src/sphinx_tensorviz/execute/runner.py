@@ -3,8 +3,9 @@
 Threads only wait on child processes here; the lesson code itself never runs
 in the calling (Sphinx) process. Each job gets a private temp folder (its working
 directory, ``TMPDIR`` and the place of its job, result and output files) that is
-removed when the job ends. The worker's output goes to a file, not a pipe, so a
-child that keeps it open cannot hold the job: the result is read as soon as the
+removed when the job ends. The worker runs under a job guard (:mod:`.jobguard`)
+that cleans up if the build dies. Output goes to a file, not a pipe, so a child
+that keeps it open cannot hold the job: the result is read as soon as the
 worker exits, and then everything the job started is killed (see
 :mod:`.processes`). A worker that dies leaves no result file and becomes a
 ``crash``; one over a ``tensorviz_max_*`` limit becomes a ``limit`` failure.
@@ -135,19 +136,26 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
         (job_dir / private).mkdir()
     token = secrets.token_hex(16)
     lifeline_read, lifeline_write = os.pipe()  # only this process holds the write end
-    job = {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job(),
-           "jobDir": str(job_dir), "lifelineFd": lifeline_read}
+    job = {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job()}
     job_path.write_text(json.dumps(job), "utf-8")
     passed = passed_environment()
     env = {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", "")),
-           TOKEN_VARIABLE: token, "TMPDIR": str(job_dir / "tmp"), "TEMP": str(job_dir / "tmp"), "TMP": str(job_dir / "tmp")}
+           TOKEN_VARIABLE: token, "TMPDIR": str(job_dir / "tmp"), "TEMP": str(job_dir / "tmp"),
+           "TMP": str(job_dir / "tmp")}
     command = [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_path), str(result_path)]
     if settings.sandbox:
         env["HOME"] = str(job_dir / "home")
         srcdir = Path(job["srcdir"]) if job.get("srcdir") else None
         command = sandbox_command(command, job_dir, srcdir, settings.python,
-                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()],
-                                  lifeline_read)
+                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()])
+    # the guard (this interpreter, our code only) stands between the build and the worker
+    command = [sys.executable, "-m", "sphinx_tensorviz.execute.jobguard", str(job_dir), str(lifeline_read), "--",
+               *command]
+    if shutil.which(settings.python) is None:
+        os.close(lifeline_read)
+        os.close(lifeline_write)
+        return Outcome(key, {"ok": False, "subtype": "crash", "message": f"cannot start the worker "
+                             f"{settings.python!r} (tensorviz_python): no such executable"})
     try:
         with open(log_path, "wb") as log:
             process = subprocess.Popen(
@@ -157,7 +165,7 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
     except OSError as exc:
         os.close(lifeline_write)
         return Outcome(key, {"ok": False, "subtype": "crash",
-                             "message": f"cannot start the worker {settings.python!r} (tensorviz_python): {exc}"})
+                             "message": f"cannot start the job guard {sys.executable!r}: {exc}"})
     finally:
         os.close(lifeline_read)
     try:

@@ -45,9 +45,8 @@ def _probe(binary: str) -> str | None:
 
 
 def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, python: str,
-                    extra_read: list[str], lifeline_fd: int) -> list[str]:
-    """``command`` wrapped in bwrap, under a host-side guard (:mod:`.sandbox_guard`) that removes
-    ``job_dir`` if the build dies; ``job_dir`` is the only writable folder."""
+                    extra_read: list[str]) -> list[str]:
+    """``command`` wrapped in bwrap; ``job_dir`` is the only writable folder."""
     binary = shutil.which("bwrap") or "bwrap"
     args = [binary, "--unshare-all", "--new-session",
             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
@@ -58,8 +57,7 @@ def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, pyth
     for folder in _outermost(readable):
         args += ["--ro-bind", folder, folder]
     args += ["--bind", str(job_dir), str(job_dir), "--chdir", str(job_dir / "work")]
-    guard = [sys.executable, "-m", "sphinx_tensorviz.execute.sandbox_guard", str(job_dir), str(lifeline_fd), "--"]
-    return [*guard, *args, "--", *command]
+    return [*args, "--", *command]
 
 
 def _python_folders(python: str) -> list[str]:

@@ -1,7 +1,8 @@
 """The worker: a fresh Python process that runs one directive's lesson code.
 
-Started by :mod:`.runner` as ``python -m sphinx_tensorviz.execute.worker JOB RESULT``
-(never forked from Sphinx: CUDA and JAX do not survive ``fork``). It reads the
+Started by :mod:`.runner`, through the job guard (:mod:`.jobguard`), as ``python -m
+sphinx_tensorviz.execute.worker JOB RESULT`` (never forked from Sphinx: CUDA and JAX do not
+survive ``fork``); it dies with its guard. It reads the
 job JSON, seeds everything, runs the code with stdout captured, converts the
 return value into artifact ``data`` and writes the result JSON. Anything the
 code raises becomes an error result; if the process dies instead, the runner
@@ -15,6 +16,7 @@ import importlib.util
 import inspect
 import json
 import resource
+import signal
 import sys
 import traceback
 import types
@@ -24,10 +26,10 @@ from typing import Any, Callable
 import numpy as np
 
 from ..store.artifacts import dump_json
-from . import lifeline
 from .determinism import describe_environment, seed_everything
 from .graph_run import run_checks, run_graph
 from .limits import LimitExceeded, Limits, TailBuffer, check_graph_nodes, check_heatmap_cells, check_result_size
+from .processes import PR_SET_PDEATHSIG, prctl
 from .results import BadResult, heatmap_data
 
 
@@ -150,8 +152,7 @@ def _limit_memory(megabytes: int) -> None:
 def main(argv: list[str]) -> int:
     job_path, result_path = Path(argv[0]), Path(argv[1])
     job = json.loads(job_path.read_text("utf-8"))
-    if job.get("jobDir"):
-        lifeline.hold(Path(job["jobDir"]), job.get("lifelineFd"))
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the job guard is gone: so is the job
     _limit_memory(int(job.get("memoryLimitMb") or 0))
     result = run_job(job)
     try:
