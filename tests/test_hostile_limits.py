@@ -162,3 +162,19 @@ def test_the_tail_buffer_keeps_exactly_the_end() -> None:
     assert "".join(f"{n}\n" for n in range(10_000)).endswith(kept)
     assert buffer.getvalue() == text  # reading twice changes nothing
     assert f"printed {len(''.join(f'{n}' + chr(10) for n in range(10_000))):,} characters" in buffer.truncation_note()
+
+
+def test_invalid_limits_and_sandboxes_fall_back_to_the_defaults(tmp_path: Path) -> None:
+    src = make_project(tmp_path / "src", {"fine": PAGES["fine"]},
+                       "tensorviz_max_stdout_kb = 0\ntensorviz_max_graph_nodes = -5\n"
+                       "tensorviz_max_result_mb = True\ntensorviz_sandbox = 'docker'\n")
+    build = run_sphinx(src)
+    assert build.statuscode == 0, build.warnings
+    config = [w for w in build.tensorviz_warnings() if "[tensorviz.config]" in w]
+    for expected in ("tensorviz_max_stdout_kb = 0 must be a number of at least 1; using 64",
+                     "tensorviz_max_graph_nodes = -5 must be a number of at least 1; using 20000",
+                     "tensorviz_max_result_mb = True must be a number of at least 0.01; using 8",
+                     "tensorviz_sandbox = 'docker' must be one of '', 'bwrap'; using ''"):
+        assert any(expected in w for w in config), (expected, config)
+    no_warnings_for(build, src, "fine")
+    assert "hello" in build.html("fine")
