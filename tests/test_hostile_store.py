@@ -55,12 +55,15 @@ def _thaw(folder: Path) -> None:
         folder.chmod(0o755)
 
 
-@pytest.fixture
-def frozen_store(tmp_path: Path) -> Iterator[Path]:
-    """A project built once (one artifact stored), whose store (and failures folder) is then unwritable."""
+@pytest.fixture(params=["with-failures-folder", "artifacts-only"])
+def frozen_store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A project built once (one artifact stored), whose store is then unwritable: with its local
+    ``failures/`` folder (also unwritable), or as committed (artifacts only, no lock file)."""
     src = make_project(tmp_path / "src", {"first": FIRST})
     assert run_sphinx(src).statuscode == 0
     folders = [store_dir(src), store_dir(src) / "failures"]
+    if request.param == "artifacts-only":
+        shutil.rmtree(folders.pop())
     frozen = [f for f in folders if _freeze(f)]
     if len(frozen) != len(folders):
         for folder in frozen:
@@ -93,6 +96,7 @@ def test_an_unwritable_store_draws_new_figures_from_memory(frozen_store: Path) -
     assert any("[tensorviz.store]" in r and "failure record" in r for r in records), records
     assert "broken on purpose" in build.html("broken")
     assert snapshot(src) == before  # nothing was written, nothing half-written
+    assert not [w for w in build.tensorviz_warnings() if "cannot check" in w]
     assert_store_valid(src)
     nothing_left_behind()
 
