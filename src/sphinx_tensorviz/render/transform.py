@@ -131,7 +131,7 @@ class RenderFigures(SphinxPostTransform):
         if request is None or builder.format != "html":
             return None
         artifact = store.read_artifact(request.content_hash)
-        if not isinstance(artifact, dict):
+        if not isinstance(artifact, dict) or data_size_problem(artifact["data"], self.limits):
             return None
         # a graph's thumbnail is its top level only: a readable outline at thumbnail size
         render = {**request.render, "depth": 1} if request.directive == "tv-graph" else request.render
@@ -149,7 +149,8 @@ class RenderFigures(SphinxPostTransform):
             if request is None or request.directive != "tv-graph":
                 continue
             artifact = store.read_artifact(request.content_hash)
-            usable = artifact if isinstance(artifact, dict) else None
+            usable = artifact if isinstance(artifact, dict) and not data_size_problem(artifact["data"], self.limits) \
+                else None  # the figure itself says why it is not drawn
             for name in node["names"]:
                 found[name] = usable and GraphOnPage(
                     node["figure_id"], usable, request.render.get("depth", 2), tuple(request.render.get("expand", ()))
