@@ -9,6 +9,7 @@ same limits apply to artifacts already in the store.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -178,3 +179,16 @@ def test_invalid_limits_and_sandboxes_fall_back_to_the_defaults(tmp_path: Path) 
         assert any(expected in w for w in config), (expected, config)
     no_warnings_for(build, src, "fine")
     assert "hello" in build.html("fine")
+
+
+def test_a_refusal_is_recorded_and_raising_the_limit_runs_the_code_again(built: tuple[Path, Build],
+                                                                         tmp_path: Path) -> None:
+    src = Path(shutil.copytree(built[0], tmp_path / "copy", ignore=shutil.ignore_patterns("_build")))
+    again = run_sphinx(src)
+    assert again.summary[0] == 0  # nothing ran again: the refusals are recorded like any failure
+    located(again, src, "deep", "limit", "over tensorviz_max_graph_nodes = 4", directive="tv-graph")
+    raised = run_sphinx(src, confoverrides={"tensorviz_max_graph_nodes": 100})
+    assert raised.summary[0] == 1  # only the graph, refused under the old limit, ran again
+    no_warnings_for(raised, src, "deep")
+    assert "<svg" in raised.html("deep")
+    assert_store_valid(src)

@@ -111,7 +111,8 @@ def test_kill_9_of_sphinx_build_stops_the_worker_and_removes_its_folder(tmp_path
     page = heatmap_page(f"import pathlib, subprocess, time\nimport numpy as np\n\n"
                         f"subprocess.Popen(['sleep', '{ORPHAN}'])\n"
                         f"{waiting}result = np.eye(2)", "Orphan")
-    src = make_project(tmp_path / "src", {"orphan": page}, f"tensorviz_timeout = 600\ntensorviz_sandbox = {sandbox!r}\n")
+    src = make_project(tmp_path / "src", {"orphan": page},
+                       f"tensorviz_timeout = 600\ntensorviz_sandbox = {sandbox!r}\n")
     build = subprocess.Popen([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(tmp_path / "out")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -18,9 +18,14 @@ from typing import Any
 class LimitExceeded(ValueError):
     """A result over one of the ``tensorviz_max_*`` limits; recorded as a ``limit`` failure.
 
-    Kept free of NumPy (unlike :class:`.results.BadResult`) so the build can check
-    stored artifacts without importing it.
+    ``name`` is the :class:`Limits` field it exceeded, recorded so that raising that limit
+    runs the code again. Kept free of NumPy (unlike :class:`.results.BadResult`) so the
+    build can check stored artifacts without importing it.
     """
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,14 @@ class Limits:
     def to_job(self) -> dict[str, Any]:
         return asdict(self)
 
+    def raised_since(self, recorded: Any) -> bool:
+        """Whether any limit in ``recorded`` ({field: value}, from a failure record) is higher now."""
+        if not isinstance(recorded, dict):
+            return False
+        now = asdict(self)
+        return any(isinstance(v, (int, float)) and isinstance(now.get(k), (int, float)) and now[k] > v
+                   for k, v in recorded.items())
+
     @classmethod
     def from_settings(cls, conf: Any) -> Limits:
         """The limits of a :class:`~sphinx_tensorviz.config.Settings`."""
@@ -60,7 +73,7 @@ def check_heatmap_cells(rows: int, columns: int, limits: Limits) -> None:
         raise LimitExceeded(
             f"a {rows} x {columns} heatmap has {cells:,} cells, over tensorviz_max_heatmap_cells = "
             f"{limits.heatmap_cells:,}; downsample or slice the array in the lesson code (e.g. "
-            "`values[::4, ::4]` or a block mean), or raise the limit in conf.py"
+            "`values[::4, ::4]` or a block mean), or raise the limit in conf.py", "heatmap_cells"
         )
 
 
@@ -68,7 +81,8 @@ def check_graph_nodes(count: int, limits: Limits) -> None:
     if count > limits.graph_nodes:
         raise LimitExceeded(
             f"the traced graph has {count:,} nodes, over tensorviz_max_graph_nodes = {limits.graph_nodes:,}; "
-            "trace a smaller configuration of the model (fewer layers) or one block of it, or raise the limit"
+            "trace a smaller configuration of the model (fewer layers) or one block of it, or raise the limit",
+            "graph_nodes",
         )
 
 
@@ -77,7 +91,7 @@ def check_result_size(size: int, limits: Limits) -> None:
         raise LimitExceeded(
             f"the result is {size / 1024 / 1024:.1f} MB as stored JSON, over tensorviz_max_result_mb = "
             f"{limits.result_mb:g}; return less data (downsample in the lesson code, fewer checkpoints), "
-            "or raise the limit"
+            "or raise the limit", "result_mb"
         )
 
 

@@ -79,7 +79,8 @@ def adopted_orphans(known: set[int]) -> list[int]:
     return [pid for pid in children_of(os.getpid()) if pid not in known]
 
 
-def kill_all(find: Iterable[int] | None = None, again: Callable[[], Iterable[int]] | None = None, rounds: int = 5) -> None:
+def kill_all(find: Iterable[int] | None = None, again: Callable[[], Iterable[int]] | None = None,
+             rounds: int = 5) -> None:
     """SIGKILL ``find`` and reap those that are our children; repeat with ``again()`` until none are left.
 
     Killing a process can orphan its children (re-parented to us or to init), so the

@@ -191,7 +191,8 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
         check_result_size(result_path.stat().st_size, settings.limits)
         result = _checked_result(json.loads(result_path.read_text("utf-8")))
     except LimitExceeded as exc:
-        return Outcome(key, {"ok": False, "subtype": "limit", "message": str(exc)})
+        return Outcome(key, {"ok": False, "subtype": "limit", "message": str(exc),
+                             "limits": _exceeded(settings.limits, exc.name)})
     except (OSError, json.JSONDecodeError, ValueError):
         return Outcome(key, {
             "ok": False,
@@ -199,10 +200,18 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
             "message": _exit_reason(process.returncode),
             "traceback": _tail(output),
         })
+    if result.get("subtype") == "limit":  # recorded, so raising the limit runs it again
+        result["limits"] = _exceeded(settings.limits, result.get("limit"))
     text = output.decode("utf-8", "replace")
     if text.strip():
         result["stderr"] = text[-4000:]
     return Outcome(key, result)
+
+
+def _exceeded(limits: Limits, name: Any) -> dict[str, Any]:
+    """{limit: value} of the limit a result exceeded, as recorded with the failure."""
+    current = limits.to_job()
+    return {name: current[name]} if name in current else {}
 
 
 def _wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 from ..store.artifacts import ArtifactStore
 from ..store.guard import Intruder, StoreListing, set_aside_intruders
 from ..warnings_ import Subtype, warn
+from .limits import Limits
 from .request import ExecutionRequest
 from .runner import Outcome
 from .sandbox import sandbox_problem
@@ -68,6 +69,12 @@ def write_or_hold(store: ArtifactStore, request: ExecutionRequest, kind: str, do
              "shown from memory and not stored, so the next build executes it again. Make the folder "
              "writable, or build with tensorviz_execution_mode = 'cache-only'", Subtype.store,
              location=(request.docname, request.lineno))
+
+
+def limit_raised(failure: dict[str, Any], limits: Limits) -> bool:
+    """A result refused under a lower value of the ``tensorviz_max_*`` limit it exceeded deserves
+    another try (the advice in the warning is to raise the limit)."""
+    return failure.get("subtype") == "limit" and limits.raised_since(failure.get("limits"))
 
 
 def report_notes(request: ExecutionRequest, outcome: Outcome) -> None:

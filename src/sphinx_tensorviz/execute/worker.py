@@ -106,7 +106,8 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             check_graph_nodes(len(produced["data"].get("layers", [])), limits)
         check_result_size(_stored_size(produced) + len(stdout.getvalue()), limits)
     except LimitExceeded as exc:
-        return {"ok": False, "subtype": "limit", "message": str(exc), "stdout": stdout.getvalue(), "notes": notes()}
+        return {"ok": False, "subtype": "limit", "message": str(exc), "limit": exc.name, "stdout": stdout.getvalue(),
+                "notes": notes()}
     except BadResult as exc:
         return {"ok": False, "subtype": "bad_result", "message": str(exc), "stdout": stdout.getvalue(),
                 "notes": notes()}
