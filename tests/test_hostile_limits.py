@@ -53,6 +53,8 @@ PAGES = {
         "import sys\nimport numpy as np\n\nsys.stdout.write('x' * 50_000_000)\nprint('ENDOFOUTPUT')\n"
         "result = np.eye(3)", "Chatty"),
     "fat": heatmap_page("import numpy as np\n\nresult = np.random.rand(120, 120)", "Fat"),
+    "noisy": heatmap_page("import os, sys\n\nsys.stderr.write('e' * 50_000_000)\nos.write(2, b'f' * 50_000_000)\n"
+                          "raise ValueError('after the noise')", "Noisy"),
     "fine": heatmap_page("import numpy as np\n\nprint('hello')\nresult = np.arange(6.0).reshape(2, 3)", "Fine"),
     "deep": "# Deep\n\n```{tv-graph}\n:model: models/deep.py:Deep\n:inputs: [{shape: [2, 4], fill: ones}]\n"
             ":title: Deep\n```\n",
@@ -97,6 +99,13 @@ def test_printed_output_keeps_its_tail_with_a_note(built: tuple[Path, Build]) ->
     assert "ENDOFOUTPUT" in page and "<svg" in page
     downloads = [p for p in build.outdir.rglob("artifact.json") if "ENDOFOUTPUT" in p.read_text("utf-8")]
     assert downloads and all(p.stat().st_size < PAGE_BOUND for p in downloads)
+
+
+def test_a_flood_on_stderr_is_bounded_too(built: tuple[Path, Build]) -> None:
+    src, build = built
+    record = located(build, src, "noisy", "execution", "after the noise")
+    assert len(record) < 20_000
+    assert "after the noise" in build.html("noisy")
 
 
 def test_a_result_over_the_size_limit_is_refused(built: tuple[Path, Build]) -> None:

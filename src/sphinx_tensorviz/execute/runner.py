@@ -2,11 +2,11 @@
 
 Threads only wait on child processes here; the lesson code itself never runs
 in the calling (Sphinx) process. Each job gets a private temp folder (its working
-directory, ``TMPDIR`` and the place of its job, result and output files) that is
+directory, ``TMPDIR`` and the place of its job and result files) that is
 removed when the job ends. The worker runs under a job guard (:mod:`.jobguard`)
-that cleans up if the build dies. Output goes to a file, not a pipe, so a child
-that keeps it open cannot hold the job: the result is read as soon as the
-worker exits, and then everything the job started is killed (see
+that cleans up if the build dies. The job does not wait for the end of its
+output (a child may keep it open): the result is read as soon as the worker
+exits, and then everything the job started is killed (see
 :mod:`.processes`). A worker that dies leaves no result file and becomes a
 ``crash``; one over a ``tensorviz_max_*`` limit becomes a ``limit`` failure.
 """
@@ -20,12 +20,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .determinism import worker_environment
 from .limits import Limits, LimitExceeded, check_result_size
@@ -131,7 +132,7 @@ def run_one(key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
 
 
 def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
-    job_path, result_path, log_path = job_dir / "job.json", job_dir / "result.json", job_dir / "output.log"
+    job_path, result_path = job_dir / "job.json", job_dir / "result.json"
     for private in ("work", "tmp", "home"):
         (job_dir / private).mkdir()
     token = secrets.token_hex(16)
@@ -157,17 +158,17 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
         return Outcome(key, {"ok": False, "subtype": "crash", "message": f"cannot start the worker "
                              f"{settings.python!r} (tensorviz_python): no such executable"})
     try:
-        with open(log_path, "wb") as log:
-            process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-                cwd=job_dir / "work", start_new_session=True, pass_fds=(lifeline_read,),
-            )
+        process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+            cwd=job_dir / "work", start_new_session=True, pass_fds=(lifeline_read,),
+        )
     except OSError as exc:
         os.close(lifeline_write)
         return Outcome(key, {"ok": False, "subtype": "crash",
                              "message": f"cannot start the job guard {sys.executable!r}: {exc}"})
     finally:
         os.close(lifeline_read)
+    reader = _TailReader(process.stdout)  # type: ignore[arg-type]
     try:
         finished = _wait_for_exit(process, settings.timeout)
     finally:
@@ -178,7 +179,7 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
         process.kill()
         process.wait()
         os.close(lifeline_write)
-    output = _read_tail(log_path)
+    output = reader.tail()
     if not finished:
         return Outcome(key, {
             "ok": False,
@@ -238,14 +239,30 @@ def _wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> bool:
         pause = min(pause * 2, 0.1)
 
 
-def _read_tail(path: Path, limit: int = _TAIL_BYTES) -> bytes:
-    """The last ``limit`` bytes of the worker's output file (it may be huge)."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(max(0, handle.seek(0, os.SEEK_END) - limit))
-            return handle.read()
-    except OSError:
-        return b""
+class _TailReader(threading.Thread):
+    """Reads the worker's output as it comes, keeping only the last :data:`_TAIL_BYTES`.
+
+    The job never waits for the end of this output: a child that keeps it open would
+    hold the job. The result is read when the worker exits, and once everything the
+    job started is killed the pipe closes and this thread ends.
+    """
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        super().__init__(name="tensorviz-output", daemon=True)
+        self.stream = stream
+        self.kept = bytearray()
+        self.start()
+
+    def run(self) -> None:
+        for chunk in iter(lambda: self.stream.read1(_TAIL_BYTES), b""):
+            self.kept += chunk
+            del self.kept[:-_TAIL_BYTES]
+
+    def tail(self, wait: float = 2.0) -> bytes:
+        self.join(wait)
+        if not self.is_alive():
+            self.stream.close()
+        return bytes(self.kept)
 
 
 def _checked_result(result: Any) -> dict[str, Any]:
