@@ -55,6 +55,9 @@ PAGES = {
     "fat": heatmap_page("import numpy as np\n\nresult = np.random.rand(120, 120)", "Fat"),
     "noisy": heatmap_page("import os, sys\n\nsys.stderr.write('e' * 50_000_000)\nos.write(2, b'f' * 50_000_000)\n"
                           "raise ValueError('after the noise')", "Noisy"),
+    # switches off the worker's own check: the build checks the result again
+    "sneaky": heatmap_page("import numpy as np\nimport sphinx_tensorviz.execute.worker as w\n\n"
+                           "w.check_heatmap_cells = lambda *args: None\nresult = np.zeros((130, 130))", "Sneaky"),
     "fine": heatmap_page("import numpy as np\n\nprint('hello')\nresult = np.arange(6.0).reshape(2, 3)", "Fine"),
     "deep": "# Deep\n\n```{tv-graph}\n:model: models/deep.py:Deep\n:inputs: [{shape: [2, 4], fill: ones}]\n"
             ":title: Deep\n```\n",
@@ -99,6 +102,14 @@ def test_printed_output_keeps_its_tail_with_a_note(built: tuple[Path, Build]) ->
     assert "ENDOFOUTPUT" in page and "<svg" in page
     downloads = [p for p in build.outdir.rglob("artifact.json") if "ENDOFOUTPUT" in p.read_text("utf-8")]
     assert downloads and all(p.stat().st_size < PAGE_BOUND for p in downloads)
+
+
+def test_the_build_checks_the_limits_again_after_the_worker(built: tuple[Path, Build]) -> None:
+    src, build = built
+    located(build, src, "sneaky", "limit", "result refused", "130 x 130 heatmap has 16,900 cells",
+            "tensorviz_max_heatmap_cells")
+    assert "This figure could not be computed" in build.html("sneaky")  # refused, not stored and then hidden
+    assert not [a for a in load_artifacts(src).values() if len(a["data"].get("values", [])) == 130]
 
 
 def test_a_flood_on_stderr_is_bounded_too(built: tuple[Path, Build]) -> None:

@@ -95,18 +95,24 @@ def check_result_size(size: int, limits: Limits) -> None:
         )
 
 
-def data_size_problem(data: dict[str, Any], limits: Limits) -> str | None:
-    """Why a stored artifact's ``data`` is over the figure limits (``None`` when it is not)."""
+def check_data_size(data: dict[str, Any], limits: Limits) -> None:
+    """Raise :class:`LimitExceeded` when artifact ``data`` is over the figure limits."""
     try:
         if data.get("kind") == "heatmap":
             values = data["values"]
             check_heatmap_cells(len(values), len(values[0]) if values else 0, limits)
         elif data.get("kind") == "graph":
             check_graph_nodes(len(data["layers"]), limits)
+    except (KeyError, TypeError, IndexError):
+        pass  # the schema check reports malformed data
+
+
+def data_size_problem(data: dict[str, Any], limits: Limits) -> str | None:
+    """Why a stored artifact's ``data`` is over the figure limits (``None`` when it is not)."""
+    try:
+        check_data_size(data, limits)
     except LimitExceeded as exc:
         return str(exc)
-    except (KeyError, TypeError, IndexError):
-        return None  # the schema check reports malformed data
     return None
 
 

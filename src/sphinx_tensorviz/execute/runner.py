@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .determinism import worker_environment
-from .limits import Limits, LimitExceeded, check_result_size
+from .limits import Limits, LimitExceeded, check_data_size, check_result_size
 from .processes import (
     TOKEN_VARIABLE,
     adopted_orphans,
@@ -191,6 +191,8 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
     try:
         check_result_size(result_path.stat().st_size, settings.limits)
         result = _checked_result(json.loads(result_path.read_text("utf-8")))
+        if result["ok"]:  # the worker checked this too, but it ran untrusted code
+            check_data_size(result["data"], settings.limits)
     except LimitExceeded as exc:
         return Outcome(key, {"ok": False, "subtype": "limit", "message": str(exc),
                              "limits": _exceeded(settings.limits, exc.name)})
