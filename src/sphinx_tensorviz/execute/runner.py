@@ -132,31 +132,16 @@ def run_one(key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
 
 
 def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
-    job_path, result_path = job_dir / "job.json", job_dir / "result.json"
-    for private in ("work", "tmp", "home"):
-        (job_dir / private).mkdir()
-    token = secrets.token_hex(16)
-    lifeline_read, lifeline_write = os.pipe()  # only this process holds the write end
-    job = {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job()}
-    job_path.write_text(json.dumps(job), "utf-8")
-    passed = passed_environment()
-    env = {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", "")),
-           TOKEN_VARIABLE: token, "TMPDIR": str(job_dir / "tmp"), "TEMP": str(job_dir / "tmp"),
-           "TMP": str(job_dir / "tmp")}
-    command = [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_path), str(result_path)]
-    if settings.sandbox:
-        env["HOME"] = str(job_dir / "home")
-        srcdir = Path(job["srcdir"]) if job.get("srcdir") else None
-        command = sandbox_command(command, job_dir, srcdir, settings.python,
-                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()])
-    # the guard (this interpreter, our code only) stands between the build and the worker
-    command = [sys.executable, "-m", "sphinx_tensorviz.execute.jobguard", str(job_dir), str(lifeline_read), "--",
-               *command]
     if shutil.which(settings.python) is None:
-        os.close(lifeline_read)
-        os.close(lifeline_write)
         return Outcome(key, {"ok": False, "subtype": "crash", "message": f"cannot start the worker "
                              f"{settings.python!r} (tensorviz_python): no such executable"})
+    for private in ("work", "tmp", "home"):
+        (job_dir / private).mkdir()
+    (job_dir / "job.json").write_text(json.dumps(
+        {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job()}), "utf-8")
+    token = secrets.token_hex(16)
+    lifeline_read, lifeline_write = os.pipe()  # only this process holds the write end
+    command, env = _guarded_command(job_dir, job, settings, token, lifeline_read)
     try:
         process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
@@ -179,8 +164,32 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
         process.kill()
         process.wait()
         os.close(lifeline_write)
-    output = reader.tail()
-    if not finished:
+    return _outcome(key, job_dir / "result.json", process.returncode if finished else None, reader.tail(),
+                    settings)
+
+
+def _guarded_command(job_dir: Path, job: dict[str, Any], settings: RunSettings, token: str,
+                     lifeline_fd: int) -> tuple[list[str], dict[str, str]]:
+    """The command line (job guard, maybe bwrap, worker) and the environment of one job."""
+    passed = passed_environment()
+    env = {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", "")),
+           TOKEN_VARIABLE: token, "TMPDIR": str(job_dir / "tmp"), "TEMP": str(job_dir / "tmp"),
+           "TMP": str(job_dir / "tmp")}
+    command = [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_dir / "job.json"),
+               str(job_dir / "result.json")]
+    if settings.sandbox:
+        env["HOME"] = str(job_dir / "home")
+        srcdir = Path(job["srcdir"]) if job.get("srcdir") else None
+        command = sandbox_command(command, job_dir, srcdir, settings.python,
+                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()])
+    # the guard (this interpreter, our code only) stands between the build and the worker
+    guard = [sys.executable, "-m", "sphinx_tensorviz.execute.jobguard", str(job_dir), str(lifeline_fd), "--"]
+    return [*guard, *command], env
+
+
+def _outcome(key: str, result_path: Path, returncode: int | None, output: bytes, settings: RunSettings) -> Outcome:
+    """The job's outcome from its result file (``returncode`` ``None``: it ran out of time)."""
+    if returncode is None:
         return Outcome(key, {
             "ok": False,
             "subtype": "timeout",
@@ -200,7 +209,7 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
         return Outcome(key, {
             "ok": False,
             "subtype": "crash",
-            "message": _exit_reason(process.returncode),
+            "message": _exit_reason(returncode),
             "traceback": _tail(output),
         })
     if result.get("subtype") == "limit":  # recorded, so raising the limit runs it again
