@@ -52,3 +52,18 @@ def build_lessons(src: Path, out: Path, theme: str | None = None, **overrides: A
 
 def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+
+
+SERIOUS = {"serious", "critical"}
+
+
+def axe_serious(page: Any) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is now, one line each."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v["impact"] in SERIOUS
+    ]

@@ -13,7 +13,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from browser_util import browser_missing, build_lessons, copy_lessons, launch
+from browser_util import axe_serious, browser_missing, build_lessons, copy_lessons, launch
+from conftest import copy_root
 
 pytestmark = pytest.mark.browser
 
@@ -204,7 +205,9 @@ def test_zoom_buttons_and_ctrl_wheel_change_the_viewbox(open_page: Any) -> None:
     home = [float(v) for v in svg.get_attribute("viewBox").split()]
     buttons = page.eval_on_selector_all("figure.tv-graph .tv-zoom button",
                                         "bs => bs.map(b => [b.tagName, b.type, b.getAttribute('aria-label')])")
-    assert [b[2] for b in buttons] == ["Zoom in", "Zoom out", "Reset zoom"]
+    assert [b[2] for b in buttons][:3] == ["Zoom in", "Zoom out", "Reset zoom"]
+    # Fit / full width (shown only when the graph is wider than its column)
+    assert [b[2] for b in buttons][3:] == ["Fit the graph to the column", "Use the full window width"]
     assert all(tag == "BUTTON" and kind == "button" for tag, kind, _ in buttons)
     # the toolbar sits above the svg
     assert page.evaluate("""() => {
@@ -381,7 +384,8 @@ def test_phone_width_has_no_horizontal_page_overflow(open_page: Any, name: str) 
 
 def test_collapsed_module_expands_and_collapses_in_place(open_page: Any, site: Path) -> None:
     module = "block.attention.query_rope"
-    assert f'data-expands="{module}"' in _html(site, GRAPH_PAGE)
+    html = _html(site, GRAPH_PAGE)
+    assert "<template" not in html and 'class="tv-graph-data"' in html  # data, not pre-drawn views
     page = open_page(GRAPH_PAGE)
     _open_reveal(page)
     graph = "figure.tv-graph svg.tv-graph"
@@ -391,7 +395,9 @@ def test_collapsed_module_expands_and_collapses_in_place(open_page: Any, site: P
     assert toggle.get_attribute("aria-expanded") == "false"
     assert toggle.get_attribute("role") == "button"
     toggle.click()
-    # the module's own ops are drawn now, and the same control says it can collapse again
+    # the module's layout loads (once, from its own small file), then its ops are drawn, and the
+    # same control says it can collapse again
+    page.wait_for_selector(f'{graph} [data-tv-toggle="{module}"][aria-expanded="true"]', state="attached", timeout=5000)
     assert page.locator(inside).count() >= 3
     reopened = page.locator(f'{graph} [data-tv-toggle="{module}"]')
     assert reopened.get_attribute("aria-expanded") == "true"
@@ -401,6 +407,163 @@ def test_collapsed_module_expands_and_collapses_in_place(open_page: Any, site: P
     assert "tv-hl" in (page.locator(inside).first.get_attribute("class") or "")
     # keyboard: Space on the focused control collapses it
     page.keyboard.press(" ")
+    page.wait_for_selector(f'{graph} [data-tv-toggle="{module}"][aria-expanded="false"]', state="attached", timeout=5000)
     assert page.locator(inside).count() == 0
     assert page.locator(f'{graph} [data-tv-toggle="{module}"]').get_attribute("aria-expanded") == "false"
     assert page.locator("figure.tv-graph .tv-zoom").count() == 1
+
+
+# ---------------------------------------------- a real transformers model: many modules open at once
+
+HF_PAGE = "index.html"
+#: two modules in different layers, and one inside the second (LlamaMLP's act_fn)
+HF_OPEN = ("llama.model.layers.0.self_attn", "llama.model.layers.1.mlp", "llama.model.layers.1.mlp.act_fn")
+GRAPH = "figure.tv-graph svg.tv-graph"
+
+_GEOMETRY = """() => {
+  const svg = document.querySelector('figure.tv-graph svg.tv-graph');
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const leaves = [...svg.querySelectorAll('g.tv-node')].map(g => [g.dataset.node, box(g.querySelector('rect.tv-shape'))]);
+  const clusters = [...svg.querySelectorAll('g.tv-cluster')].map(g => [g.dataset.node, box(g.querySelector('rect'))]);
+  const overlaps = [];
+  for (let i = 0; i < leaves.length; i++) for (let j = i + 1; j < leaves.length; j++) {
+    const a = leaves[i][1], b = leaves[j][1];
+    if (a[0] < b[2] - 0.5 && b[0] < a[2] - 0.5 && a[1] < b[3] - 0.5 && b[1] < a[3] - 0.5) overlaps.push([leaves[i][0], leaves[j][0]]);
+  }
+  const inModule = (id, m) => id.startsWith(m + '.') || id.includes('@' + m + '#');
+  const outside = [];
+  for (const [m, c] of clusters) for (const [id, a] of leaves)
+    if (inModule(id, m) && !(a[0] >= c[0] - 0.5 && a[1] >= c[1] - 0.5 && a[2] <= c[2] + 0.5 && a[3] <= c[3] + 0.5)) outside.push([id, m]);
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const px = [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+  return {leaves: leaves.length, overlaps, outside, minText: Math.min(...px),
+          scripts: [...document.querySelectorAll('script[src*="_tensorviz/graphs/"]')].length};
+}"""
+
+
+@pytest.fixture(scope="module")
+def hf_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The transformers Llama root, executed for real (tiny config, random weights)."""
+    pytest.importorskip("transformers")
+    tmp = tmp_path_factory.mktemp("tv-hf")
+    return build_lessons(copy_root("graph-hf-llama", tmp / "src"), tmp / "html", tensorviz_execution_mode="auto")
+
+
+def _press_on(page: Page, module: str, key: str) -> None:
+    """Focus a module's control and press ``key``, then wait for the picture to follow."""
+    control = page.locator(f'{GRAPH} [data-tv-toggle="{module}"]')
+    was = control.get_attribute("aria-expanded")
+    control.focus()
+    page.keyboard.press(key)
+    want = "false" if was == "true" else "true"
+    page.wait_for_selector(f'{GRAPH} [data-tv-toggle="{module}"][aria-expanded="{want}"]', state="attached", timeout=5000)
+
+
+def test_real_model_opens_three_modules_at_once_readable_by_keyboard_and_axe_clean(
+        browser: Any, hf_site: Path) -> None:
+    assert "<template" not in (hf_site / HF_PAGE).read_text("utf-8")
+    context = _context(browser)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto((hf_site / HF_PAGE).as_uri())
+    page.wait_for_load_state("load")
+    before = page.evaluate(_GEOMETRY)
+    assert before["scripts"] == 0  # nothing loads until a module opens
+    assert before["minText"] >= 11  # drawn at natural size, not squeezed into the column
+    # Tab reaches a module control from the page start
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        if page.evaluate("!!(document.activeElement && document.activeElement.dataset.tvToggle)"):
+            break
+    assert page.evaluate("document.activeElement.dataset.tvToggle"), "Tab never reached a module control"
+    _press_on(page, HF_OPEN[0], "Enter")
+    page.locator(f'{GRAPH} [data-tv-toggle="{HF_OPEN[1]}"]').click()
+    page.wait_for_selector(f'{GRAPH} [data-tv-toggle="{HF_OPEN[1]}"][aria-expanded="true"]', state="attached")
+    _press_on(page, HF_OPEN[2], " ")
+    assert page.evaluate("document.activeElement.dataset.tvToggle") == HF_OPEN[2]  # focus stays on the control
+    for module in HF_OPEN:
+        assert page.locator(f'{GRAPH} g.tv-cluster[data-node="{module}"]').count() == 1
+    assert page.locator(f'{GRAPH} g.tv-node[data-node="{HF_OPEN[0]}.q_proj"]').count() == 1
+    after = page.evaluate(_GEOMETRY)
+    assert after["leaves"] > before["leaves"] + 20
+    assert after["overlaps"] == [] and after["outside"] == []
+    assert after["minText"] >= 11
+    assert after["scripts"] == 1 + len(HF_OPEN)  # the index and one small file per opened module
+    # the graph scrolls inside its region; the page itself does not get wider
+    widths = page.evaluate("""() => { const r = document.querySelector('figure.tv-graph .tv-scroll');
+        return [r.scrollWidth, r.clientWidth, document.documentElement.scrollWidth, document.documentElement.clientWidth]; }""")
+    assert widths[2] <= widths[3]
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert axe_serious(page) == []
+    # close one, then a module the build drew open: the others stay open
+    _press_on(page, HF_OPEN[0], "Enter")
+    assert page.locator(f'{GRAPH} g.tv-node[data-node="{HF_OPEN[0]}.q_proj"]').count() == 0
+    _press_on(page, "llama.model.layers.0", "Enter")
+    assert page.locator(f'{GRAPH} g.tv-cluster[data-node="{HF_OPEN[2]}"]').count() == 1
+    closed = page.evaluate(_GEOMETRY)
+    assert closed["overlaps"] == [] and closed["outside"] == []
+    assert page.locator(f'{GRAPH} g.tv-node[data-node="llama.model.layers.0"]').count() == 1
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def test_big_graph_scrolls_fits_goes_full_width_and_has_a_minimap(browser: Any, hf_site: Path) -> None:
+    context = _context(browser, viewport={"width": 1024, "height": 700})
+    page = context.new_page()
+    page.goto((hf_site / HF_PAGE).as_uri())
+    page.wait_for_load_state("load")
+    sizes = """() => { const s = document.querySelector('figure.tv-graph svg.tv-graph');
+        const r = document.querySelector('figure.tv-graph .tv-scroll');
+        return {svg: s.getBoundingClientRect().width, natural: +s.getAttribute('width'), region: r.clientWidth,
+                scroll: r.scrollWidth, page: document.documentElement.scrollWidth,
+                viewport: document.documentElement.clientWidth}; }"""
+    start = page.evaluate(sizes)
+    assert start["svg"] == pytest.approx(start["natural"], abs=1)  # natural size: text stays readable
+    assert start["scroll"] > start["region"] and start["page"] <= start["viewport"]  # it scrolls in its region
+    # a graph taller than the window has a minimap; a click on it scrolls the page there
+    minimap = page.locator("figure.tv-graph .tv-minimap")
+    assert minimap.is_visible() and minimap.get_attribute("aria-hidden") == "true"
+    assert page.locator("figure.tv-graph .tv-minimap rect.tv-mini-node").count() >= 20
+    box = minimap.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.9)
+    assert page.evaluate("window.scrollY") > 500
+    page.evaluate("window.scrollTo(0, 0)")
+    fit = page.locator("figure.tv-graph .tv-zoom-fit")
+    fit.click()
+    assert fit.get_attribute("aria-pressed") == "true"
+    fitted = page.evaluate(sizes)
+    assert fitted["svg"] <= fitted["region"] + 1 and fitted["scroll"] <= fitted["region"] + 1
+    fit.click()
+    full = page.locator("figure.tv-graph .tv-zoom-full")
+    full.click()
+    assert full.get_attribute("aria-pressed") == "true"
+    wide = page.evaluate(sizes)
+    assert wide["region"] > start["region"] and wide["page"] <= wide["viewport"]
+    context.close()
+
+
+def test_tour_targets_take_an_id_or_the_label_as_drawn(hf_site: Path) -> None:
+    html = (hf_site / HF_PAGE).read_text("utf-8")
+    steps = dict(re.findall(r'data-step="([^"]+)" data-target="([^"]+)"', html))
+    assert steps == {"by-id": "llama.model.layers.0.self_attn", "by-label": "llama.model.embed_tokens",
+                     "by-op-label": "arange@llama.model#0"}
+    ids = set(re.findall(r' id="([^"]+)"', html))
+    targets = re.findall(r'<a class="tv-step-link[^"]*" href="#([^"]+)"', html)
+    assert len(targets) == 3 and all(t in ids for t in targets)  # each step links to a drawn element
+
+
+def test_without_javascript_a_big_graph_keeps_its_size_and_scrolls(browser: Any, hf_site: Path) -> None:
+    context = _context(browser, java_script_enabled=False, viewport={"width": 1024, "height": 700})
+    page = context.new_page()
+    page.goto((hf_site / HF_PAGE).as_uri())
+    page.wait_for_load_state("load")
+    found = page.evaluate("""() => { const s = document.querySelector('figure.tv-graph svg.tv-graph');
+        const r = s.closest('.tv-scroll');
+        const scale = s.getBoundingClientRect().width / s.viewBox.baseVal.width;
+        const px = [...s.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+        return {minText: Math.min(...px), scrolls: r.scrollWidth > r.clientWidth, focusable: r.tabIndex === 0,
+                page: document.documentElement.scrollWidth <= document.documentElement.clientWidth}; }""")
+    context.close()
+    assert found["scrolls"] and found["focusable"] and found["page"]  # scrolls in its own region
+    assert found["minText"] >= 11

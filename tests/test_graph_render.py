@@ -13,8 +13,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 from sphinx_tensorviz.render.diagram_svg import arc3_control, diagram_to_svg, edge_geometry
-from sphinx_tensorviz.render.graph_layout import build_view, layout_graph
+from sphinx_tensorviz.render.graph_frames import frame_files
+from sphinx_tensorviz.render.graph_layout import build_view, layout_graph, module_frames
 from sphinx_tensorviz.render.graph_svg import graph_outline, graph_to_svg
+from sphinx_tensorviz.render.ids import element_id, id_token
+from sphinx_tensorviz.render.tour import GraphOnPage
 
 SEEDS = ROOT / "tests" / "seeds"  # copies of ../shared/seeds, the documents our schema starts from
 SVG = "{http://www.w3.org/2000/svg}"
@@ -179,7 +182,9 @@ def test_root_accessibility_attributes(graph: dict) -> None:
     assert root.get("aria-labelledby") == "tv-g-title tv-g-desc"
     assert root.find(f"{SVG}title").get("id") == "tv-g-title"
     assert root.find(f"{SVG}desc").get("id") == "tv-g-desc"
-    assert root.get("viewBox", "").startswith("0 0 ") and root.get("width") == "100%"
+    # drawn at its natural size (1 user unit = 1 CSS px): text never shrinks below its font size
+    _, _, vb_w, vb_h = root.get("viewBox", "").split()
+    assert (root.get("width"), root.get("height")) == (vb_w, vb_h)
     legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "tv-legend")
     words = " ".join("".join(t.itertext()) for t in legend.iter(f"{SVG}text"))
     for word in ("input / output", "layer", "op", "parameter", "collapsed module", "open module"):
@@ -260,6 +265,105 @@ def test_outline_nesting_matches_parents(graph: dict) -> None:
     assert "inputs: div@block.attention#0, python@block.attention#1" in softmax.text
 
 
+def test_outline_shares_the_figure_layout_and_names_real_ids(graph: dict) -> None:
+    layout = layout_graph(graph, depth=2)
+    assert graph_outline(graph, depth=2, layout=layout) == graph_outline(graph, depth=2)
+    items = graph_outline(graph, depth=2, layout=layout)
+    block = next(i for i in items if i.id == "block")
+    attention = next(i for i in block.children if i.id == "block.attention")
+    softmax = next(i for i in attention.children if i.id == "block.attention.softmax")
+    # an op drawn as "div #0" says the id a tour's :target: takes
+    div = next(i for i in attention.children if i.id == "div@block.attention#0")
+    assert div.text.startswith("div #0") and "id div@block.attention#0" in div.text
+    assert "id block.attention.softmax" in softmax.text  # drawn as "softmax" inside its module
+    lm_head = next(i for i in items if i.id == "lm_head")
+    assert ", id " not in lm_head.text  # drawn under its own id: nothing to add
+
+
+# ------------------------------------------------------------------------------------ element ids
+
+
+def _colliding() -> dict:
+    """Two nodes whose old slugs collided (``a.b`` and ``a-b`` both gave ``a-b``), and one with ``@#``."""
+    return {"layers": [
+        {"id": "x", "label": "x", "op": "Input", "kind": "input", "parent": None},
+        {"id": "a.b", "label": "a.b", "op": "Linear", "kind": "layer", "parent": None},
+        {"id": "a-b", "label": "a-b", "op": "Linear", "kind": "layer", "parent": None},
+        {"id": "mul@root#0", "label": "mul@root#0", "op": "torch.mul", "kind": "layer", "parent": None},
+    ], "connections": [{"id": "e1", "source": "x", "target": "a.b"}, {"id": "e2", "source": "a.b", "target": "a-b"},
+                       {"id": "e3", "source": "a-b", "target": "mul@root#0"}]}
+
+
+def test_element_ids_are_one_function_without_collisions() -> None:
+    g = _colliding()
+    ids = [n["id"] for n in g["layers"]]
+    assert len({id_token(i) for i in ids}) == len(ids)
+    assert id_token("a_b") != id_token("a__b") != id_token("a@b")
+    root = ET.fromstring(graph_to_svg(g, layout_graph(g), id_prefix="fig", title="t", desc="d"))
+    by_node = {el.get("data-node"): el.get("id") for el in root.iter(f"{SVG}g") if el.get("data-node")}
+    assert by_node["a-b"] != by_node["a.b"]
+    tour = GraphOnPage("fig", {"data": g}, 2, ())
+    for node_id in ids:
+        # the tour's link points at the element drawn for that very node
+        assert tour.anchor(node_id) == (node_id, by_node[node_id]) == (node_id, element_id("fig", "n", node_id))
+    panel = {"title": "d", "panel": {"nodes": [{"id": "a.b", "label": "1", "x": 1, "y": 1},
+                                               {"id": "a-b", "label": "2", "x": 3, "y": 1}], "edges": []}}
+    drawn = {el.get("data-node"): el.get("id") for el in ET.fromstring(diagram_to_svg(panel, id_prefix="d")).iter(f"{SVG}g")
+             if el.get("data-node")}
+    assert drawn == {"a.b": element_id("d", "n", "a.b"), "a-b": element_id("d", "n", "a-b")}
+
+
+def test_target_takes_an_id_or_a_unique_drawn_label(graph: dict) -> None:
+    tour = GraphOnPage("fig", {"data": graph}, 2, ())
+    assert tour.resolve("block.attention.softmax") == "block.attention.softmax"
+    assert tour.resolve("div@block.attention#0") == "div@block.attention#0"
+    labels = tour.drawn_labels
+    unique = next(label for label, ids in labels.items() if len(ids) == 1 and label != ids[0])
+    assert tour.resolve(unique) == labels[unique][0]
+    shared = next(label for label, ids in labels.items() if len(ids) > 1)
+    assert tour.resolve(shared) is None  # ambiguous: the author must give the id
+    assert tour.resolve("no such node") is None
+
+
+# ------------------------------------------------------------------------------ per-module frames
+
+
+def test_every_module_has_its_own_frame_with_children_collapsed(graph: dict) -> None:
+    frames = module_frames(graph)
+    view = build_view(graph, depth=99)
+    modules = {n for n in view.nodes if view.is_cluster(n)}
+    assert set(frames) == modules | {None}
+    for module, frame in frames.items():
+        assert [b.id for b in frame.boxes] == [n for n in view.visible if view.parent[n] == module]
+        for b in frame.boxes:
+            assert b.collapsed == (b.kind == "module") and not b.is_cluster
+            assert 0 <= b.x and b.x + b.w <= frame.width and 0 <= b.y and b.y + b.h <= frame.height
+        for i, a in enumerate(frame.boxes):
+            for b in frame.boxes[i + 1:]:
+                assert a.x + a.w <= b.x or b.x + b.w <= a.x or a.y + a.h <= b.y or b.y + b.h <= a.y, (a.id, b.id)
+        ends = {b.id for b in frame.boxes} | {module}
+        for e in frame.edges:
+            assert e.source in ends and e.target in ends and len(e.points) >= 2
+    # a module's frame is laid out exactly as the default view lays out that module when its
+    # children are collapsed: the picture the page composes matches the one the build would draw
+    rope = "block.attention.query_rope"
+    alone = layout_graph(graph, depth=0, expand=[rope])
+    cluster = alone.box(rope)
+    for b in frames[rope].boxes:
+        drawn = alone.box(b.id)
+        assert (round(drawn.x - cluster.x, 1), round(drawn.y - cluster.y, 1)) == (b.x, b.y)
+
+
+def test_frame_files_are_deterministic_and_name_every_module(graph: dict) -> None:
+    files = frame_files(graph, "k")
+    assert files == frame_files(copy.deepcopy(graph), "k")
+    index = json.loads(re.fullmatch(r'tensorvizData\("k","index.js",(.*)\);\n', files["index.js"], re.S).group(1))
+    assert set(index["modules"]) == {m for m in module_frames(graph) if m is not None}
+    assert set(files) == {"index.js", index["root"], *(f for _, f in index["modules"].values())}
+    for module, (_, name) in index["modules"].items():
+        assert files[name].startswith(f'tensorvizData("k",{json.dumps(module)},')
+
+
 # --------------------------------------------------------------------------------------- diagram
 
 
@@ -313,3 +417,39 @@ def test_arc3_matches_matplotlib_convention() -> None:
     assert (cx, cy) == (-1.0, 1.0)
     cx, _ = arc3_control((0.0, 0.0), (0.0, 2.0), -0.5)
     assert cx == 1.0
+
+
+def test_a_warm_page_write_does_not_lay_the_graph_out_again(graph: dict, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SVG and the outline are cached per drawing; the layout runs only when one of them misses."""
+    from sphinx_tensorviz.render import graph as graph_module
+    from sphinx_tensorviz.render.cache import RenderCache
+    from sphinx_tensorviz.render.transform import RenderContext
+
+    calls: list[int] = []
+    real = graph_module.layout_graph
+    monkeypatch.setattr(graph_module, "layout_graph", lambda *a, **k: calls.append(1) or real(*a, **k))
+    artifact = {"contentHash": "0" * 64, "data": graph, "request": {"entry": "<inline>", "files": {}}}
+    ctx = RenderContext(RenderCache(tmp_path / "cache"), tmp_path, tmp_path / "html", "page.html")
+    first = graph_module.graph_parts(artifact, {"depth": 2}, "r" * 64, ctx)
+    assert calls == [1]  # one layout for the SVG and the outline together
+    second = graph_module.graph_parts(artifact, {"depth": 2}, "r" * 64, ctx)
+    assert calls == [1] and second.svg == first.svg  # warm: nothing laid out again
+    assert second.details[1].astext() == first.details[1].astext()  # the same outline, from the cache
+    assert (tmp_path / "html" / "_tensorviz" / "graphs").is_dir()  # module frames next to the page
+
+
+def test_an_ambiguous_or_unknown_target_warns_with_the_candidates(graph: dict, caplog: pytest.LogCaptureFixture) -> None:
+    from sphinx_tensorviz.render.tour import resolve_target
+
+    tour = GraphOnPage("fig", {"data": graph}, 2, ())
+    shared = next(label for label, ids in tour.drawn_labels.items() if len(ids) > 1)
+    with caplog.at_level("WARNING"):
+        assert resolve_target(tour, shared, None, "step 'x': target") is None
+        assert resolve_target(tour, "block.atention", None, "step 'y': target") is None
+        assert resolve_target(tour, "block.attention", None, "step 'z': target") == "block.attention"
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 2
+    assert f"is the label of {len(tour.drawn_labels[shared])} nodes" in messages[0]
+    assert tour.drawn_labels[shared][0] in messages[0]
+    assert "closest: block.attention" in messages[1]

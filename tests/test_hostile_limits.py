@@ -9,6 +9,7 @@ same limits apply to artifacts already in the store.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +52,17 @@ PAGES = {
     "chatty": heatmap_page(
         "import sys\nimport numpy as np\n\nsys.stdout.write('x' * 50_000_000)\nprint('ENDOFOUTPUT')\n"
         "result = np.eye(3)", "Chatty"),
-    "fat": heatmap_page("import numpy as np\n\nresult = np.random.rand(150, 150)", "Fat"),
+    "fat": heatmap_page("import numpy as np\n\nresult = np.random.rand(120, 120)", "Fat"),
+    "noisy": heatmap_page("import os, sys\n\nsys.stderr.write('e' * 50_000_000)\nos.write(2, b'f' * 50_000_000)\n"
+                          "raise ValueError('after the noise')", "Noisy"),
+    # switches off the worker's own check: the build checks the result again
+    "sneaky": heatmap_page("import numpy as np\nimport sphinx_tensorviz.execute.worker as w\n\n"
+                           "w.check_heatmap_cells = lambda *args: None\nresult = np.zeros((130, 130))", "Sneaky"),
     "fine": heatmap_page("import numpy as np\n\nprint('hello')\nresult = np.arange(6.0).reshape(2, 3)", "Fine"),
     "deep": "# Deep\n\n```{tv-graph}\n:model: models/deep.py:Deep\n:inputs: [{shape: [2, 4], fill: ones}]\n"
             ":title: Deep\n```\n",
 }
-CONF = "tensorviz_max_result_mb = 0.5\ntensorviz_max_graph_nodes = 4\n"
+CONF = "tensorviz_max_result_mb = 0.25\ntensorviz_max_graph_nodes = 4\n"
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +83,7 @@ def test_the_build_finishes_and_leaves_a_valid_store(built: tuple[Path, Build]) 
 
 def test_a_2000_by_2000_result_is_refused_with_advice(built: tuple[Path, Build]) -> None:
     src, build = built
-    located(build, src, "huge", "limit", "2000 x 2000", "4,000,000 cells", "tensorviz_max_heatmap_cells",
+    located(build, src, "huge", "limit", "2000 x 2000", "4,000,000 cells", "tensorviz_max_heatmap_cells = 16,384",
             "downsample")
     assert "This figure could not be computed" in build.html("huge")
     stored = json.loads(next((store_dir(src) / "failures").glob("*.json")).read_text("utf-8"))
@@ -98,9 +104,24 @@ def test_printed_output_keeps_its_tail_with_a_note(built: tuple[Path, Build]) ->
     assert downloads and all(p.stat().st_size < PAGE_BOUND for p in downloads)
 
 
+def test_the_build_checks_the_limits_again_after_the_worker(built: tuple[Path, Build]) -> None:
+    src, build = built
+    located(build, src, "sneaky", "limit", "result refused", "130 x 130 heatmap has 16,900 cells",
+            "tensorviz_max_heatmap_cells")
+    assert "This figure could not be computed" in build.html("sneaky")  # refused, not stored and then hidden
+    assert not [a for a in load_artifacts(src).values() if len(a["data"].get("values", [])) == 130]
+
+
+def test_a_flood_on_stderr_is_bounded_too(built: tuple[Path, Build]) -> None:
+    src, build = built
+    record = located(build, src, "noisy", "execution", "after the noise")
+    assert len(record) < 20_000
+    assert "after the noise" in build.html("noisy")
+
+
 def test_a_result_over_the_size_limit_is_refused(built: tuple[Path, Build]) -> None:
     src, build = built
-    located(build, src, "fat", "limit", "MB as stored JSON", "tensorviz_max_result_mb = 0.5")
+    located(build, src, "fat", "limit", "MB as stored JSON", "tensorviz_max_result_mb = 0.25")
 
 
 def test_a_graph_over_the_node_limit_is_refused(built: tuple[Path, Build]) -> None:
@@ -143,6 +164,14 @@ def test_every_limit_is_a_documented_config_value_with_a_generous_graph_default(
         assert f"`{name}`" in docs, name
 
 
+def test_the_tail_buffer_keeps_everything_under_its_limit() -> None:
+    buffer = TailBuffer(1024 * 1024)
+    for _ in range(3):
+        buffer.write("y" * 100_000)
+        assert buffer.getvalue() == "y" * 100_000 * (_ + 1)  # reading it compacts it: nothing may be lost
+    assert buffer.truncation_note() is None
+
+
 def test_the_tail_buffer_keeps_exactly_the_end() -> None:
     buffer = TailBuffer(1024)
     for n in range(10_000):
@@ -152,4 +181,34 @@ def test_the_tail_buffer_keeps_exactly_the_end() -> None:
     kept = text.split("\n", 1)[1]
     assert len(kept) == 1024
     assert "".join(f"{n}\n" for n in range(10_000)).endswith(kept)
-    assert buffer.truncation_note() is not None
+    assert buffer.getvalue() == text  # reading twice changes nothing
+    assert f"printed {len(''.join(f'{n}' + chr(10) for n in range(10_000))):,} characters" in buffer.truncation_note()
+
+
+def test_invalid_limits_and_sandboxes_fall_back_to_the_defaults(tmp_path: Path) -> None:
+    src = make_project(tmp_path / "src", {"fine": PAGES["fine"]},
+                       "tensorviz_max_stdout_kb = 0\ntensorviz_max_graph_nodes = -5\n"
+                       "tensorviz_max_result_mb = True\ntensorviz_sandbox = 'docker'\n")
+    build = run_sphinx(src)
+    assert build.statuscode == 0, build.warnings
+    config = [w for w in build.tensorviz_warnings() if "[tensorviz.config]" in w]
+    for expected in ("tensorviz_max_stdout_kb = 0 must be a number of at least 1; using 64",
+                     "tensorviz_max_graph_nodes = -5 must be a number of at least 1; using 20000",
+                     "tensorviz_max_result_mb = True must be a number of at least 0.01; using 8",
+                     "tensorviz_sandbox = 'docker' must be one of '', 'bwrap'; using ''"):
+        assert any(expected in w for w in config), (expected, config)
+    no_warnings_for(build, src, "fine")
+    assert "hello" in build.html("fine")
+
+
+def test_a_refusal_is_recorded_and_raising_the_limit_runs_the_code_again(built: tuple[Path, Build],
+                                                                         tmp_path: Path) -> None:
+    src = Path(shutil.copytree(built[0], tmp_path / "copy", ignore=shutil.ignore_patterns("_build")))
+    again = run_sphinx(src)
+    assert again.summary[0] == 0  # nothing ran again: the refusals are recorded like any failure
+    located(again, src, "deep", "limit", "over tensorviz_max_graph_nodes = 4", directive="tv-graph")
+    raised = run_sphinx(src, confoverrides={"tensorviz_max_graph_nodes": 100})
+    assert raised.summary[0] == 1  # only the graph, refused under the old limit, ran again
+    no_warnings_for(raised, src, "deep")
+    assert "<svg" in raised.html("deep")
+    assert_store_valid(src)

@@ -224,3 +224,13 @@ def test_delete_artifact(store: ArtifactStore, artifact: dict[str, Any]) -> None
     store.delete_artifact(artifact["contentHash"])
     assert store.read_artifact(artifact["contentHash"]) is None
     store.delete_artifact(artifact["contentHash"])  # deleting twice is fine
+
+
+def test_the_shipped_schema_is_a_valid_json_schema() -> None:
+    """Checked here once rather than on every build (it costs a fresh build tens of milliseconds)."""
+    import jsonschema
+
+    from sphinx_tensorviz.store.artifacts import artifact_validator
+
+    schema = artifact_validator().schema
+    jsonschema.validators.validator_for(schema).check_schema(schema)

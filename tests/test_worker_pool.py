@@ -49,6 +49,12 @@ print("parent", os.getppid(), "pid", os.getpid())
 result = jnp.array([[float(started_before), float(jnp.ones((2, 2)).sum())]])
 '''
 
+PARENT_COMMAND = '''
+import os
+print("parent command", open(f"/proc/{os.getppid()}/cmdline").read().replace("\\0", " "))
+result = [[3.0]]
+'''
+
 CRASH = '''
 import os, signal
 print("parent", os.getppid(), "pid", os.getpid())
@@ -148,12 +154,18 @@ def test_a_crash_and_a_hang_cost_one_figure_each_and_leave_nothing(tmp_path: Pat
 
 
 def test_with_the_pool_off_each_job_is_a_fresh_worker_of_the_build(tmp_path: Path) -> None:
-    body = "import os\nprint('parent', os.getppid(), 'pid', os.getpid())\nresult = [[3.0]]"
-    src = make_project(tmp_path / "src", {"one": heatmap_page(body, "One")}, "tensorviz_worker_pool = False\n")
+    src = make_project(tmp_path / "src", {"one": heatmap_page(PARENT_COMMAND, "One")}, "tensorviz_worker_pool = False\n")
     built = run_sphinx(src, "html")
     assert built.summary == (1, 0, 0)
-    ((parent, _),) = _parents(src).values()
-    assert parent == os.getpid()
+    ((artifact,),) = [list(load_artifacts(src).values())]
+    assert "sphinx_tensorviz.execute.jobguard" in artifact["stdout"] and "zygote" not in artifact["stdout"]
+
+
+def test_a_pooled_job_is_a_child_of_the_warm_parent_not_of_a_job_guard(tmp_path: Path) -> None:
+    src = make_project(tmp_path / "src", {"one": heatmap_page(PARENT_COMMAND, "One")})
+    assert run_sphinx(src, "html").summary == (1, 0, 0)
+    ((artifact,),) = [list(load_artifacts(src).values())]
+    assert "sphinx_tensorviz.execute.zygote numpy" in artifact["stdout"] and "jobguard" not in artifact["stdout"]
 
 
 def test_the_pool_falls_back_where_it_cannot_keep_its_guarantees() -> None:

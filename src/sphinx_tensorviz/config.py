@@ -53,7 +53,7 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
                 "Largest result one execution may store, in MB of artifact JSON.", ""),
     ConfigValue("tensorviz_max_stdout_kb", 64, (int,),
                 "How much printed output is kept per execution, in KB (the end is kept).", ""),
-    ConfigValue("tensorviz_max_heatmap_cells", 40_000, (int,),
+    ConfigValue("tensorviz_max_heatmap_cells", 16_384, (int,),
                 "Largest heatmap (rows times columns) a tv-heatmap draws.", ""),
     ConfigValue("tensorviz_max_graph_nodes", 20_000, (int,),
                 "Largest traced graph (nodes) a tv-graph draws.", ""),
@@ -84,7 +84,7 @@ class Settings:
     python: str
     max_result_mb: float = 8
     max_stdout_kb: int = 64
-    max_heatmap_cells: int = 40_000
+    max_heatmap_cells: int = 16_384
     max_graph_nodes: int = 20_000
     sandbox: str = ""
     worker_pool: bool = True

@@ -20,8 +20,10 @@ from sphinx.util.display import status_iterator
 
 from ..execute.phase import job_for
 from ..execute.runner import run_jobs, run_settings
+from ..execute.safeguards import check_store_untouched, sandbox_refused
 from ..execute.tolerance import ASSUMED_DTYPE, default_tolerance, within
 from ..read.collector import all_requests
+from ..store.guard import list_store
 from .project import CliError, add_project_arguments, open_project, print_read_warnings
 
 
@@ -186,8 +188,11 @@ def run(args: argparse.Namespace) -> int:
             print("nothing to verify: no cached artifacts" + (" in " + ", ".join(args.doc) if args.doc else ""))
             return 0
         conf = project.conf
+        if sandbox_refused(conf.sandbox):
+            raise CliError(f"nothing verified: tensorviz_sandbox = {conf.sandbox!r} cannot run here")
         locations = {h: project.location(request) for h, (request, _) in chosen.items()}
         project.status.open = True  # the progress bar
+        before = list_store(project.store)
         outcomes = run_jobs(
             {h: job_for(request, env) for h, (request, _) in chosen.items()},
             run_settings(conf),
@@ -196,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
                                                       stringify_func=lambda o: locations[o.key]),
         )
         project.status.open = False
+        check_store_untouched(project.store, before, outcomes, {h: r for h, (r, _) in chosen.items()})
     mismatches = 0
     for content_hash, (request, stored) in sorted(chosen.items(), key=lambda kv: (kv[1][0].docname, kv[1][0].lineno)):
         head = f"{locations[content_hash]} {request.directive} [{content_hash[:12]}]"

@@ -18,9 +18,14 @@ from typing import Any
 class LimitExceeded(ValueError):
     """A result over one of the ``tensorviz_max_*`` limits; recorded as a ``limit`` failure.
 
-    Kept free of NumPy (unlike :class:`.results.BadResult`) so the build can check
-    stored artifacts without importing it.
+    ``name`` is the :class:`Limits` field it exceeded, recorded so that raising that limit
+    runs the code again. Kept free of NumPy (unlike :class:`.results.BadResult`) so the
+    build can check stored artifacts without importing it.
     """
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
 
 
 @dataclass(frozen=True)
@@ -29,7 +34,7 @@ class Limits:
 
     result_mb: float = 8
     stdout_kb: int = 64
-    heatmap_cells: int = 40_000
+    heatmap_cells: int = 16_384
     graph_nodes: int = 20_000
 
     @property
@@ -42,6 +47,14 @@ class Limits:
 
     def to_job(self) -> dict[str, Any]:
         return asdict(self)
+
+    def raised_since(self, recorded: Any) -> bool:
+        """Whether any limit in ``recorded`` ({field: value}, from a failure record) is higher now."""
+        if not isinstance(recorded, dict):
+            return False
+        now = asdict(self)
+        return any(isinstance(v, (int, float)) and isinstance(now.get(k), (int, float)) and now[k] > v
+                   for k, v in recorded.items())
 
     @classmethod
     def from_settings(cls, conf: Any) -> Limits:
@@ -60,7 +73,7 @@ def check_heatmap_cells(rows: int, columns: int, limits: Limits) -> None:
         raise LimitExceeded(
             f"a {rows} x {columns} heatmap has {cells:,} cells, over tensorviz_max_heatmap_cells = "
             f"{limits.heatmap_cells:,}; downsample or slice the array in the lesson code (e.g. "
-            "`values[::4, ::4]` or a block mean), or raise the limit in conf.py"
+            "`values[::4, ::4]` or a block mean), or raise the limit in conf.py", "heatmap_cells"
         )
 
 
@@ -68,7 +81,8 @@ def check_graph_nodes(count: int, limits: Limits) -> None:
     if count > limits.graph_nodes:
         raise LimitExceeded(
             f"the traced graph has {count:,} nodes, over tensorviz_max_graph_nodes = {limits.graph_nodes:,}; "
-            "trace a smaller configuration of the model (fewer layers) or one block of it, or raise the limit"
+            "trace a smaller configuration of the model (fewer layers) or one block of it, or raise the limit",
+            "graph_nodes",
         )
 
 
@@ -77,22 +91,28 @@ def check_result_size(size: int, limits: Limits) -> None:
         raise LimitExceeded(
             f"the result is {size / 1024 / 1024:.1f} MB as stored JSON, over tensorviz_max_result_mb = "
             f"{limits.result_mb:g}; return less data (downsample in the lesson code, fewer checkpoints), "
-            "or raise the limit"
+            "or raise the limit", "result_mb"
         )
 
 
-def data_size_problem(data: dict[str, Any], limits: Limits) -> str | None:
-    """Why a stored artifact's ``data`` is over the figure limits (``None`` when it is not)."""
+def check_data_size(data: dict[str, Any], limits: Limits) -> None:
+    """Raise :class:`LimitExceeded` when artifact ``data`` is over the figure limits."""
     try:
         if data.get("kind") == "heatmap":
             values = data["values"]
             check_heatmap_cells(len(values), len(values[0]) if values else 0, limits)
         elif data.get("kind") == "graph":
             check_graph_nodes(len(data["layers"]), limits)
+    except (KeyError, TypeError, IndexError):
+        pass  # the schema check reports malformed data
+
+
+def data_size_problem(data: dict[str, Any], limits: Limits) -> str | None:
+    """Why a stored artifact's ``data`` is over the figure limits (``None`` when it is not)."""
+    try:
+        check_data_size(data, limits)
     except LimitExceeded as exc:
         return str(exc)
-    except (KeyError, TypeError, IndexError):
-        return None  # the schema check reports malformed data
     return None
 
 
@@ -124,7 +144,7 @@ class TailBuffer(io.TextIOBase):
 
     def _compact(self) -> None:
         joined = "".join(self._parts)
-        keep = joined[len(joined) - self.limit:] if self.limit else ""
+        keep = joined[max(0, len(joined) - self.limit):]
         self.dropped += len(joined) - len(keep)
         self._parts, self._size = [keep], len(keep)
 
@@ -139,5 +159,5 @@ class TailBuffer(io.TextIOBase):
     def truncation_note(self) -> str | None:
         if not self.dropped:
             return None
-        return (f"the code printed {self.dropped + self.limit:,} characters; only the last "
+        return (f"the code printed {self.dropped + self._size:,} characters; only the last "
                 f"{self.limit // 1024} KB are kept (tensorviz_max_stdout_kb); print less, or raise the limit")

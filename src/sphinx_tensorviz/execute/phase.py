@@ -24,9 +24,10 @@ from ..store.guard import list_store
 from ..store.hashing import SCHEMA_VERSION
 from ..warnings_ import Subtype, warn
 from .fingerprint import EnvironmentCheck
+from .limits import Limits
 from .request import ExecutionRequest
 from .runner import Outcome, run_jobs, run_settings
-from .safeguards import check_store_untouched, report_notes, sandbox_refused, write_or_hold
+from .safeguards import check_store_untouched, limit_raised, report_notes, sandbox_refused, write_or_hold
 
 logger = logging.getLogger("sphinx_tensorviz")
 
@@ -112,7 +113,7 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
     failure = store.read_failure(content_hash)
     if failure is None:
         return True
-    return environment.retry_reason(failure) is not None
+    return environment.retry_reason(failure) is not None or limit_raised(failure, Limits.from_settings(conf))
 
 
 def job_for(request: ExecutionRequest, env: BuildEnvironment) -> dict[str, Any]:
@@ -188,6 +189,7 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
         "stdout": result.get("stdout", ""),
         "timeout": result.get("timeout"),
         "environment": environment.fingerprint,
+        **({"limits": result["limits"]} if "limits" in result else {}),  # a limit failure: under which limits
         "recordedAt": datetime.now(timezone.utc).isoformat(),
     }
     write_or_hold(store, request, "failure", {"contentHash": request.content_hash, **record},

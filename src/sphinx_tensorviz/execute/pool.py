@@ -3,10 +3,11 @@
 A fresh worker pays for ``import torch`` (1 to 3 s) or ``import jax`` on every figure. A
 pool starts one :mod:`.zygote` per backend the build's jobs use; it imports the framework
 once and forks a clean child per job, which runs exactly the code of a fresh worker
-(:func:`.worker.serve`) in its own session, job folder and limits. The runner treats a
-forked child like a spawned worker (:class:`ForkedWorker` has the same three operations),
-so timeouts, the killing of everything a job started, result checks and the job folder's
-removal are the same code for both.
+(:func:`.worker.serve`) in its own session, job folder and limits; the zygote guards its
+children as the job guard (:mod:`.jobguard`) guards a fresh worker. The runner treats a
+forked child like a spawned one (:class:`ForkedWorker` has the same operations), so
+timeouts, output, the killing of everything a job started, result checks and the job
+folder's removal are the same code for both.
 
 The pool is used only where it keeps every guarantee of a fresh worker (see
 :func:`pool_problem`); elsewhere, and for a backend whose parent fails to start, each job
@@ -28,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sphinx.util import logging
 
@@ -57,9 +58,10 @@ def pool_problem(enabled: bool, sandbox: str) -> str | None:
 class ForkedWorker:
     """A job's child in a pool, as the runner sees it: a pid to wait for, kill and release."""
 
-    def __init__(self, pid: int, conn: socket.socket) -> None:
+    def __init__(self, pid: int, conn: socket.socket, output: IO[bytes]) -> None:
         self.pid = pid
         self.conn = conn
+        self.output = output  #: the read end of the child's stdout and stderr
         self.returncode: int | None = None
 
     def wait(self, timeout: float) -> bool:
@@ -71,9 +73,9 @@ class ForkedWorker:
             return False
         except OSError:
             message = b""
-        if message:
-            self.returncode = int(json.loads(message)["exit"])
-        return True  # an empty message: the pool's parent died, and its children with it
+        # an empty message: the pool's parent died, and its children with it (PR_SET_PDEATHSIG)
+        self.returncode = int(json.loads(message)["exit"]) if message else -signal.SIGKILL
+        return True
 
     def release(self) -> None:
         """Done with the job: the parent makes sure the child is dead and reaps it."""
@@ -98,7 +100,8 @@ class _Parent:
         try:
             with open(self.folder / "output.log", "wb") as log:
                 self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
-                    [python, "-m", "sphinx_tensorviz.execute.zygote", backend, str(theirs.fileno()), str(life_read)],
+                    [python, "-m", "sphinx_tensorviz.execute.zygote", backend, str(theirs.fileno()), str(life_read),
+                     str(self.folder)],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                     env=environment_for(self.token, self.folder), cwd=self.folder / "work",
                     start_new_session=True, pass_fds=(theirs.fileno(), life_read),
@@ -123,21 +126,24 @@ class _Parent:
                 logger.verbose("tensorviz: no warm %s pool (%s); one process per job", self.backend, answer.get("error"))
         return self.ready
 
-    def start(self, request: dict[str, Any], fds: tuple[int, int]) -> ForkedWorker | None:
-        """Fork a child for one job (``fds``: its lifeline and output file); ``None``: run it alone."""
+    def start(self, request: dict[str, Any]) -> ForkedWorker | None:
+        """Fork a child for one job; ``None``: the pool cannot, run it alone."""
         with self.lock:
             if not self._wait_ready():
                 return None
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            output_read, output_write = os.pipe()
             try:
-                socket.send_fds(self.control, [json.dumps(request).encode()], [theirs.fileno(), *fds])
+                socket.send_fds(self.control, [json.dumps(request).encode()], [theirs.fileno(), output_write])
             except OSError:
                 self.ready = False
                 ours.close()
+                os.close(output_read)
                 logger.verbose("tensorviz: the warm %s pool ended; one process per job from now on", self.backend)
                 return None
             finally:
                 theirs.close()
+                os.close(output_write)  # the child holds it now: end of file when it (and its children) end
         ours.settimeout(self.startup_timeout)
         try:
             answer = json.loads(ours.recv(_MESSAGE) or b"{}")
@@ -145,9 +151,10 @@ class _Parent:
             answer = {}
         if "pid" not in answer:
             ours.close()
+            os.close(output_read)
             return None
         self.forked += 1
-        return ForkedWorker(int(answer["pid"]), ours)
+        return ForkedWorker(int(answer["pid"]), ours, os.fdopen(output_read, "rb"))
 
     def close(self) -> None:
         """Stop the parent and anything left of its jobs; remove its folder; report its peak memory."""
@@ -178,10 +185,11 @@ class WorkerPool:
         self.parents = {b: _Parent(python, b, environment_for, startup_timeout)
                         for b in sorted(backends) if b in PRELOAD}
 
-    def start(self, backend: str, request: dict[str, Any], fds: tuple[int, int]) -> ForkedWorker | None:
-        """A forked child running ``request`` (job and result paths, working folder, environment)."""
+    def start(self, backend: str, request: dict[str, Any]) -> ForkedWorker | None:
+        """A forked child running ``request`` (job and result paths, working folder, token, job folder,
+        environment), or ``None`` where the job must run in a process of its own."""
         parent = self.parents.get(backend)
-        return parent.start(request, fds) if parent is not None else None
+        return parent.start(request) if parent is not None else None
 
     def close(self) -> None:
         for parent in self.parents.values():

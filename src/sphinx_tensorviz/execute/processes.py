@@ -52,7 +52,7 @@ def prctl(option: int, value: int) -> bool:
 @contextlib.contextmanager
 def adopting_orphans() -> Iterator[set[int]]:
     """Make this process a child subreaper while the block runs; yields the children it had before."""
-    before = set(_children_of(os.getpid()))
+    before = set(children_of(os.getpid()))
     enabled = prctl(PR_SET_CHILD_SUBREAPER, 1)
     try:
         yield before
@@ -76,10 +76,11 @@ def job_processes(session: int, token: str) -> list[int]:
 
 def adopted_orphans(known: set[int]) -> list[int]:
     """Children of this process that it did not start: orphans re-parented to the subreaper."""
-    return [pid for pid in _children_of(os.getpid()) if pid not in known]
+    return [pid for pid in children_of(os.getpid()) if pid not in known]
 
 
-def kill_all(find: Iterable[int] | None = None, again: Callable[[], Iterable[int]] | None = None, rounds: int = 5) -> None:
+def kill_all(find: Iterable[int] | None = None, again: Callable[[], Iterable[int]] | None = None,
+             rounds: int = 5) -> None:
     """SIGKILL ``find`` and reap those that are our children; repeat with ``again()`` until none are left.
 
     Killing a process can orphan its children (re-parented to us or to init), so the
@@ -139,7 +140,7 @@ def _table() -> dict[int, tuple[int, int]]:
     return table
 
 
-def _children_of(parent: int) -> list[int]:
+def children_of(parent: int) -> list[int]:
     return [pid for pid, (ppid, _) in _table().items() if ppid == parent]
 
 

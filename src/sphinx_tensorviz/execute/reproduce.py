@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -163,7 +164,8 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
     return header + shared + _MAIN
 
 
-def _sources(module_file: str, names: tuple[str, ...]) -> list[str]:
+@cache
+def _sources(module_file: str, names: tuple[str, ...]) -> tuple[str, ...]:
     """The source of top-level definitions (functions, classes, constants) of a module beside this
     one, read without importing it (importing ``inputs`` would import NumPy into every build that
     writes a page)."""
@@ -174,7 +176,7 @@ def _sources(module_file: str, names: tuple[str, ...]) -> list[str]:
             found[node.name] = ast.get_source_segment(text, node)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             found[node.targets[0].id] = ast.get_source_segment(text, node)
-    return [str(found[name]) for name in names]
+    return tuple(str(found[name]) for name in names)
 
 
 def requirements_txt(artifact: dict[str, Any]) -> str:

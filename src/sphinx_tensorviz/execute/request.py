@@ -71,5 +71,6 @@ def renderer_fingerprint() -> str:
     """Changes whenever the drawing code changes, so cached figures are never stale."""
     from .. import __version__
 
-    code = sorted((p.name, p.read_bytes()) for p in Path(__file__).parent.parent.joinpath("render").glob("*.py"))
+    render = Path(__file__).parent.parent.joinpath("render")
+    code = sorted((p.name, p.read_bytes()) for p in [*render.glob("*.py"), *render.glob("*.json")])
     return sha256_text(f"{RENDERER_VERSION}:{__version__}:" + "".join(f"{n}:{b.hex()}" for n, b in code))

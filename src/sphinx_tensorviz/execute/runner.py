@@ -2,15 +2,17 @@
 
 Threads only wait on child processes here; the lesson code itself never runs
 in the calling (Sphinx) process. Each job gets a private temp folder (its working
-directory, ``TMPDIR`` and the place of its job, result and output files) that is
-removed when the job ends. The worker's output goes to a file, not a pipe, so a
-child that keeps it open cannot hold the job: the result is read as soon as the
-worker exits, and then everything the job started is killed (see
+directory, ``TMPDIR`` and the place of its job and result files) that is
+removed when the job ends. The worker runs under a job guard (:mod:`.jobguard`)
+that cleans up if the build dies. The job does not wait for the end of its
+output (a child may keep it open): the result is read as soon as the worker
+exits, and then everything the job started is killed (see
 :mod:`.processes`). A worker that dies leaves no result file and becomes a
 ``crash``; one over a ``tensorviz_max_*`` limit becomes a ``limit`` failure.
 
 Where it is safe (:func:`.pool.pool_problem`), workers are children forked by a warm
-pool (:mod:`.pool`) instead of new interpreters; everything above applies to them alike.
+pool (:mod:`.pool`), whose parent guards them as the job guard does; everything above
+applies to them alike.
 """
 
 from __future__ import annotations
@@ -22,18 +24,19 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sphinx.util import logging
 
 from .caches import cache_environment, cache_mounts
 from .determinism import worker_environment
-from .limits import Limits, LimitExceeded, check_result_size
+from .limits import Limits, LimitExceeded, check_data_size, check_result_size
 from .processes import (
     TOKEN_VARIABLE,
     adopted_orphans,
@@ -119,12 +122,14 @@ def run_jobs(
 
 
 def _open_pool(jobs: dict[str, dict[str, Any]], settings: RunSettings) -> WorkerPool | None:
-    """Warm parents for the backends of ``jobs``, or ``None`` where each job must run alone (said once)."""
+    """Warm parents for the backends of ``jobs``, or ``None`` where each job must run alone (said at -v)."""
     problem = pool_problem(settings.pool, settings.sandbox)
     if problem:
         if settings.pool:
             logger.verbose("tensorviz: one worker process per job: %s", problem)
         return None
+    if shutil.which(settings.python) is None:
+        return None  # each job reports the missing interpreter
     return WorkerPool(settings.python, {str(job.get("backend")) for job in jobs.values()},
                       lambda token, folder: _environment(settings, token, folder), settings.timeout)
 
@@ -143,20 +148,6 @@ def passed_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k in _PASSED or k.startswith(_PASSED_PREFIXES)}
 
 
-def _environment(settings: RunSettings, token: str, folder: Path) -> dict[str, str]:
-    """A worker's whole environment: what it inherits, what makes it deterministic, and its own
-    token and temp folder (for a pool's parent: the pool's token and folder)."""
-    passed = passed_environment()
-    return {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", "")),
-            **cache_environment(settings.compilation_cache, settings.sandbox), **_private(token, folder)}
-
-
-def _private(token: str, folder: Path) -> dict[str, str]:
-    """The variables that differ between jobs: the job's token and temp folder."""
-    return {TOKEN_VARIABLE: token, "TMPDIR": str(folder / "tmp"), "TEMP": str(folder / "tmp"),
-            "TMP": str(folder / "tmp")}
-
-
 def run_one(key: str, job: dict[str, Any], settings: RunSettings, warm: WorkerPool | None = None) -> Outcome:
     """Run one job in its own temp folder, which is removed on every path out of here."""
     started = time.time()
@@ -168,12 +159,14 @@ def run_one(key: str, job: dict[str, Any], settings: RunSettings, warm: WorkerPo
     return Outcome(outcome.key, outcome.result, started, time.time())
 
 
-class _Spawned:
-    """A worker started as a new process; the same operations as :class:`.pool.ForkedWorker`."""
+class _Guarded:
+    """A worker started under its job guard; the same operations as :class:`.pool.ForkedWorker`."""
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], lifeline: int) -> None:
         self.process = process
         self.pid = process.pid
+        self.output: IO[bytes] = process.stdout  # type: ignore[assignment]
+        self.lifeline = lifeline  #: the write end of the guard's pipe from the build
 
     @property
     def returncode(self) -> int | None:
@@ -185,43 +178,29 @@ class _Spawned:
     def release(self) -> None:
         self.process.kill()
         self.process.wait()
+        os.close(self.lifeline)
 
 
 def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings, warm: WorkerPool | None) -> Outcome:
-    job_path, result_path, log_path = job_dir / "job.json", job_dir / "result.json", job_dir / "output.log"
+    if shutil.which(settings.python) is None:
+        return Outcome(key, {"ok": False, "subtype": "crash", "message": f"cannot start the worker "
+                             f"{settings.python!r} (tensorviz_python): no such executable"})
     for private in ("work", "tmp", "home"):
         (job_dir / private).mkdir()
+    (job_dir / "job.json").write_text(json.dumps(
+        {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job()}), "utf-8")
     token = secrets.token_hex(16)
-    lifeline_read, lifeline_write = os.pipe()  # only this process holds the write end
-    job = {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job(),
-           "jobDir": str(job_dir), "lifelineFd": lifeline_read}
-    job_path.write_text(json.dumps(job), "utf-8")
-    env = _environment(settings, token, job_dir)
-    command = [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_path), str(result_path)]
-    if settings.sandbox:
-        env["HOME"] = str(job_dir / "home")
-        srcdir = Path(job["srcdir"]) if job.get("srcdir") else None
-        command = sandbox_command(command, job_dir, srcdir, settings.python,
-                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()]
-                                  + cache_mounts(settings.compilation_cache))
-    worker: _Spawned | ForkedWorker | None = None
-    try:
-        with open(log_path, "wb") as log:
-            if warm is not None:
-                worker = warm.start(str(job.get("backend")), {
-                    "job": str(job_path), "result": str(result_path), "cwd": str(job_dir / "work"),
-                    "environment": _private(token, job_dir)}, (lifeline_read, log.fileno()))
-            if worker is None:
-                worker = _Spawned(subprocess.Popen(
-                    command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-                    cwd=job_dir / "work", start_new_session=True, pass_fds=(lifeline_read,),
-                ))
-    except OSError as exc:
-        os.close(lifeline_write)
-        return Outcome(key, {"ok": False, "subtype": "crash",
-                             "message": f"cannot start the worker {settings.python!r} (tensorviz_python): {exc}"})
-    finally:
-        os.close(lifeline_read)
+    worker: _Guarded | ForkedWorker | None = None
+    if warm is not None:
+        worker = warm.start(str(job.get("backend")), {
+            "job": str(job_dir / "job.json"), "result": str(job_dir / "result.json"), "cwd": str(job_dir / "work"),
+            "token": token, "jobDir": str(job_dir), "environment": _private(token, job_dir)})
+    if worker is None:
+        started = _start_guarded(key, job_dir, job, settings, token)
+        if isinstance(started, Outcome):
+            return started
+        worker = started
+    reader = _TailReader(worker.output)
     pid = worker.pid
     try:
         finished = worker.wait(settings.timeout)
@@ -231,9 +210,63 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings,
         strays = lambda: [p for p in job_processes(pid, token) if p != pid]  # noqa: E731
         kill_all(strays(), again=strays)
         worker.release()
+    return _outcome(key, job_dir / "result.json", worker.returncode if finished else None, reader.tail(),
+                    settings)
+
+
+def _start_guarded(key: str, job_dir: Path, job: dict[str, Any], settings: RunSettings,
+                   token: str) -> _Guarded | Outcome:
+    """A fresh worker under its job guard, or the ``crash`` outcome when it cannot start."""
+    lifeline_read, lifeline_write = os.pipe()  # only this process holds the write end
+    command, env = _guarded_command(job_dir, job, settings, token, lifeline_read)
+    try:
+        process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+            cwd=job_dir / "work", start_new_session=True, pass_fds=(lifeline_read,),
+        )
+    except OSError as exc:
         os.close(lifeline_write)
-    output = _read_tail(log_path)
-    if not finished:
+        return Outcome(key, {"ok": False, "subtype": "crash",
+                             "message": f"cannot start the job guard {sys.executable!r}: {exc}"})
+    finally:
+        os.close(lifeline_read)
+    return _Guarded(process, lifeline_write)
+
+
+def _guarded_command(job_dir: Path, job: dict[str, Any], settings: RunSettings, token: str,
+                     lifeline_fd: int) -> tuple[list[str], dict[str, str]]:
+    """The command line (job guard, maybe bwrap, worker) and the environment of one job."""
+    env = _environment(settings, token, job_dir)
+    command = [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_dir / "job.json"),
+               str(job_dir / "result.json")]
+    if settings.sandbox:
+        env["HOME"] = str(job_dir / "home")
+        srcdir = Path(job["srcdir"]) if job.get("srcdir") else None
+        command = sandbox_command(command, job_dir, srcdir, settings.python,
+                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()]
+                                  + cache_mounts(settings.compilation_cache))
+    # the guard (this interpreter, our code only) stands between the build and the worker
+    guard = [sys.executable, "-m", "sphinx_tensorviz.execute.jobguard", str(job_dir), str(lifeline_fd), "--"]
+    return [*guard, *command], env
+
+
+def _environment(settings: RunSettings, token: str, folder: Path) -> dict[str, str]:
+    """A worker's whole environment: what it inherits, what makes it deterministic, the caches, and
+    its own token and temp folder (for a pool's parent: the pool's token and folder)."""
+    passed = passed_environment()
+    return {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", "")),
+            **cache_environment(settings.compilation_cache, settings.sandbox), **_private(token, folder)}
+
+
+def _private(token: str, folder: Path) -> dict[str, str]:
+    """The variables that differ between jobs: the job's token and temp folder."""
+    return {TOKEN_VARIABLE: token, "TMPDIR": str(folder / "tmp"), "TEMP": str(folder / "tmp"),
+            "TMP": str(folder / "tmp")}
+
+
+def _outcome(key: str, result_path: Path, returncode: int | None, output: bytes, settings: RunSettings) -> Outcome:
+    """The job's outcome from its result file (``returncode`` ``None``: it ran out of time)."""
+    if returncode is None:
         return Outcome(key, {
             "ok": False,
             "subtype": "timeout",
@@ -244,19 +277,30 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings,
     try:
         check_result_size(result_path.stat().st_size, settings.limits)
         result = _checked_result(json.loads(result_path.read_text("utf-8")))
+        if result["ok"]:  # the worker checked this too, but it ran untrusted code
+            check_data_size(result["data"], settings.limits)
     except LimitExceeded as exc:
-        return Outcome(key, {"ok": False, "subtype": "limit", "message": str(exc)})
+        return Outcome(key, {"ok": False, "subtype": "limit", "message": str(exc),
+                             "limits": _exceeded(settings.limits, exc.name)})
     except (OSError, json.JSONDecodeError, ValueError):
         return Outcome(key, {
             "ok": False,
             "subtype": "crash",
-            "message": _exit_reason(worker.returncode),
+            "message": _exit_reason(returncode),
             "traceback": _tail(output),
         })
+    if result.get("subtype") == "limit":  # recorded, so raising the limit runs it again
+        result["limits"] = _exceeded(settings.limits, result.get("limit"))
     text = output.decode("utf-8", "replace")
     if text.strip():
         result["stderr"] = text[-4000:]
     return Outcome(key, result)
+
+
+def _exceeded(limits: Limits, name: Any) -> dict[str, Any]:
+    """{limit: value} of the limit a result exceeded, as recorded with the failure."""
+    current = limits.to_job()
+    return {name: current[name]} if name in current else {}
 
 
 def _wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> bool:
@@ -283,14 +327,30 @@ def _wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> bool:
         pause = min(pause * 2, 0.1)
 
 
-def _read_tail(path: Path, limit: int = _TAIL_BYTES) -> bytes:
-    """The last ``limit`` bytes of the worker's output file (it may be huge)."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(max(0, handle.seek(0, os.SEEK_END) - limit))
-            return handle.read()
-    except OSError:
-        return b""
+class _TailReader(threading.Thread):
+    """Reads the worker's output as it comes, keeping only the last :data:`_TAIL_BYTES`.
+
+    The job never waits for the end of this output: a child that keeps it open would
+    hold the job. The result is read when the worker exits, and once everything the
+    job started is killed the pipe closes and this thread ends.
+    """
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        super().__init__(name="tensorviz-output", daemon=True)
+        self.stream = stream
+        self.kept = bytearray()
+        self.start()
+
+    def run(self) -> None:
+        for chunk in iter(lambda: self.stream.read1(_TAIL_BYTES), b""):
+            self.kept += chunk
+            del self.kept[:-_TAIL_BYTES]
+
+    def tail(self, wait: float = 2.0) -> bytes:
+        self.join(wait)
+        if not self.is_alive():
+            self.stream.close()
+        return bytes(self.kept)
 
 
 def _checked_result(result: Any) -> dict[str, Any]:
@@ -323,9 +383,7 @@ def _checked_result(result: Any) -> dict[str, Any]:
     return result
 
 
-def _exit_reason(code: int | None) -> str:
-    if code is None:
-        return "the warm pool's parent process ended before the job returned a result"
+def _exit_reason(code: int) -> str:
     if code < 0:
         try:
             name = signal.Signals(-code).name

@@ -12,9 +12,13 @@ from typing import Any
 from ..store.artifacts import ArtifactStore
 from ..store.guard import Intruder, StoreListing, set_aside_intruders
 from ..warnings_ import Subtype, warn
+from .limits import Limits
 from .request import ExecutionRequest
 from .runner import Outcome
 from .sandbox import sandbox_problem
+
+#: file times come from the kernel's coarse clock, a few milliseconds behind time.time()
+_CLOCK_SLACK = 0.05
 
 
 def sandbox_refused(sandbox: str) -> bool:
@@ -34,18 +38,13 @@ def check_store_untouched(store: ArtifactStore, before: StoreListing, outcomes: 
     try:
         with store.lock():
             intruders = set_aside_intruders(store, before)
-    except OSError as exc:  # e.g. a read-only store: nothing could have been written either
-        intruders = []
-        if store.root.is_dir() and any(True for _ in store.root.iterdir()):
-            warn(f"cannot check the artifact store {store.root} for files written by lesson code ({exc})",
-                 Subtype.store)
+    except OSError:  # no lock in an unwritable store: no build can be writing to it either
+        intruders = set_aside_intruders(store, before)
     for intruder in intruders:
         suspects = _suspects(intruder, outcomes, requests)
         where = ", ".join(f"{r.docname}:{r.lineno}" for r in suspects) or "unknown"
-        moved = (f"moved to {intruder.moved_to.relative_to(store.root)}" if intruder.moved_to
-                 else "deleted (it could not be moved)")
         warn(f"the artifact store changed while lesson code ran: {intruder.name} ({intruder.change}) was not "
-             f"written by a build; {moved} and not used. Lesson code must not write into "
+             f"written by a build; {intruder.fate}, and not used. Lesson code must not write into "
              f"{store.root.name}/ (code that ran then: {where})", Subtype.store,
              location=(suspects[0].docname, suspects[0].lineno) if suspects else None)
 
@@ -53,7 +52,7 @@ def check_store_untouched(store: ArtifactStore, before: StoreListing, outcomes: 
 def _suspects(intruder: Intruder, outcomes: dict[str, Outcome],
               requests: dict[str, ExecutionRequest]) -> list[ExecutionRequest]:
     """The jobs that ran when the file was written (all of them if none matches in time)."""
-    during = [h for h, o in outcomes.items() if o.started - 1 <= intruder.mtime <= o.ended + 1]
+    during = [h for h, o in outcomes.items() if o.started - _CLOCK_SLACK <= intruder.mtime <= o.ended + _CLOCK_SLACK]
     chosen = during or list(outcomes)
     return sorted((requests[h] for h in chosen if h in requests), key=lambda r: (r.docname, r.lineno))
 
@@ -70,6 +69,12 @@ def write_or_hold(store: ArtifactStore, request: ExecutionRequest, kind: str, do
              "shown from memory and not stored, so the next build executes it again. Make the folder "
              "writable, or build with tensorviz_execution_mode = 'cache-only'", Subtype.store,
              location=(request.docname, request.lineno))
+
+
+def limit_raised(failure: dict[str, Any], limits: Limits) -> bool:
+    """A result refused under a lower value of the ``tensorviz_max_*`` limit it exceeded deserves
+    another try (the advice in the warning is to raise the limit)."""
+    return failure.get("subtype") == "limit" and limits.raised_since(failure.get("limits"))
 
 
 def report_notes(request: ExecutionRequest, outcome: Outcome) -> None:

@@ -1,9 +1,10 @@
 """The worker: a fresh Python process that runs one directive's lesson code.
 
-Started by :mod:`.runner` as ``python -m sphinx_tensorviz.execute.worker JOB RESULT``,
-or forked by a warm pool's parent (:mod:`.zygote`), which has imported the framework
-but never started a device; never forked from Sphinx (CUDA and JAX do not survive
-``fork`` once started, and Sphinx's state is not the lesson's business). It reads the
+Started by :mod:`.runner`, through the job guard (:mod:`.jobguard`), as ``python -m
+sphinx_tensorviz.execute.worker JOB RESULT``, or forked by a warm pool's parent
+(:mod:`.zygote`), which has imported the framework but never started a device. Never forked
+from Sphinx (CUDA and JAX do not survive ``fork`` once started); it dies with its guard or
+parent. It reads the
 job JSON, seeds everything, runs the code with stdout captured, converts the
 return value into artifact ``data`` and writes the result JSON. Anything the
 code raises becomes an error result; if the process dies instead, the runner
@@ -18,6 +19,7 @@ import inspect
 import json
 import os
 import resource
+import signal
 import sys
 import traceback
 import types
@@ -27,10 +29,10 @@ from typing import Any, Callable
 import numpy as np
 
 from ..store.artifacts import dump_json
-from . import lifeline
 from .determinism import describe_environment, seed_everything
 from .graph_run import run_checks, run_graph
 from .limits import LimitExceeded, Limits, TailBuffer, check_graph_nodes, check_heatmap_cells, check_result_size
+from .processes import PR_SET_PDEATHSIG, prctl
 from .results import BadResult, heatmap_data
 
 
@@ -107,7 +109,8 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             check_graph_nodes(len(produced["data"].get("layers", [])), limits)
         check_result_size(_stored_size(produced) + len(stdout.getvalue()), limits)
     except LimitExceeded as exc:
-        return {"ok": False, "subtype": "limit", "message": str(exc), "stdout": stdout.getvalue(), "notes": notes()}
+        return {"ok": False, "subtype": "limit", "message": str(exc), "limit": exc.name, "stdout": stdout.getvalue(),
+                "notes": notes()}
     except BadResult as exc:
         return {"ok": False, "subtype": "bad_result", "message": str(exc), "stdout": stdout.getvalue(),
                 "notes": notes()}
@@ -154,12 +157,11 @@ def main(argv: list[str]) -> int:
     return serve(Path(argv[0]), Path(argv[1]))
 
 
-def serve(job_path: Path, result_path: Path, lifeline_fd: int | None = None) -> int:
-    """Run the job at ``job_path`` and write its result; the same path for a fresh worker and a
-    child forked by a warm pool (:mod:`.zygote`), which passes the descriptor of its lifeline."""
+def serve(job_path: Path, result_path: Path) -> int:
+    """Run the job at ``job_path`` and write its result: the same code for a fresh worker (under its
+    job guard) and for a child forked by a warm pool's parent (:mod:`.zygote`), which guards it."""
     job = json.loads(job_path.read_text("utf-8"))
-    if job.get("jobDir"):
-        lifeline.hold(Path(job["jobDir"]), job.get("lifelineFd") if lifeline_fd is None else lifeline_fd)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the job guard (or the pool's parent) is gone: so is the job
     _prefer_as_oom_victim()
     _limit_memory(int(job.get("memoryLimitMb") or 0))
     result = run_job(job)
@@ -180,7 +182,7 @@ def peak_memory_mb() -> float:
 
 
 def _prefer_as_oom_victim() -> None:
-    """Out of memory, the kernel should kill this job, not the build or a pool's parent."""
+    """Out of memory, the kernel should kill this job, not the build, its guard or a pool's parent."""
     with contextlib.suppress(OSError):
         Path("/proc/self/oom_score_adj").write_text("500")
 

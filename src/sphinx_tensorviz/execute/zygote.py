@@ -1,21 +1,28 @@
 """The parent of a warm worker pool: imports one framework once, then forks a clean child per job.
 
 Started by :mod:`.pool` as ``python -m sphinx_tensorviz.execute.zygote BACKEND CONTROL_FD
-LIFELINE_FD`` with the same minimal environment as a worker. It never runs lesson code
-itself: it imports the framework (PyTorch, or JAX *without* starting a JAX backend, since
-JAX does not survive ``fork`` once it has one), then waits. For each job the build sends,
-over the control socket, the job's paths and three descriptors (a socket to answer on,
-the job's lifeline and its output file); the zygote forks, and the child becomes an
-ordinary worker (:func:`.worker.serve`): its own session, its job folder as working
-directory, its own token and temp folder, the job's limits and lifeline. Every job starts
-from the zygote's untouched memory, so no job sees the globals, modules, RNG state or
+LIFELINE_FD FOLDER`` with the same minimal environment as a worker. It never runs lesson
+code itself: it imports the framework (PyTorch, or JAX *without* starting a JAX backend,
+since JAX does not survive ``fork`` once it has one), then waits. For each job the build
+sends, over the control socket, the job's paths, token and folder and two descriptors (a
+socket to answer on and the write end of the job's output pipe); the zygote forks, and the
+child becomes an ordinary worker (:func:`.worker.serve`): its own session, its job folder as
+working directory, its own token and temp folder, the job's limits. Every job starts from
+the zygote's untouched memory, so no job sees the globals, modules, RNG state or
 monkeypatches of another.
 
-The child is not reaped when it exits: the zygote only reports its exit status
-(``waitid(WNOWAIT)``), and reaps it once the build has killed whatever the job left and
-closes the job's socket, so its pid (its session id) cannot be reused meanwhile. The
-zygote exits, killing its children, when the build closes the control socket or the
-lifeline (the build died), and is itself killed with the build (``PR_SET_PDEATHSIG``).
+For its children the zygote is what the job guard (:mod:`.jobguard`) is for a fresh
+worker, and for the same reason: it runs no lesson code, so it always responds.
+
+- The child is not reaped when it exits: the zygote reports its exit status
+  (``waitid(WNOWAIT)``) and reaps it once the build has killed whatever the job left and
+  closed the job's socket, so its pid (its session id) cannot be reused meanwhile.
+- Each child is a child subreaper, so its orphans stay below it while it runs; when it has
+  exited they come to the zygote (a subreaper too), which kills them.
+- When the build is gone (the lifeline pipe closes, or ``PR_SET_PDEATHSIG`` sends
+  ``SIGTERM``), the zygote kills every process of every job, removes their folders and its
+  own, and exits; its children die with it (``PR_SET_PDEATHSIG``). When the build closes
+  the control socket (the pool is done), it kills its children and exits.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import sys
@@ -33,7 +41,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from .processes import PR_SET_PDEATHSIG, prctl
+from .processes import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, children_of, job_processes, kill_all, prctl
 
 #: what each backend's zygote imports before it forks (never a call that starts a device);
 #: ``torch._inductor.config`` is what ``torch.use_deterministic_algorithms`` (every job's seeding)
@@ -43,8 +51,8 @@ PRELOAD = {
     "jax": ("jax", "jax.numpy"),
     "numpy": (),
 }
-#: descriptors a job request carries: the socket to answer on, the job's lifeline, its output file
-JOB_FDS = 3
+#: descriptors a job request carries: the socket to answer on, the write end of the job's output pipe
+JOB_FDS = 2
 _MESSAGE = 64 * 1024
 
 
@@ -61,16 +69,20 @@ def preload(backend: str) -> None:
 class Zygote:
     """The select loop of the pool's parent: start jobs, report exits, reap released ones."""
 
-    def __init__(self, control: socket.socket, lifeline: int) -> None:
+    def __init__(self, control: socket.socket, lifeline: int, folder: Path) -> None:
         self.control = control
         self.lifeline = lifeline
+        self.folder = folder
         self.jobs: dict[int, socket.socket] = {}  # child pid -> the build's socket for that job
+        self.marks: dict[int, tuple[str, Path]] = {}  # child pid -> its job's token and folder
         self.reported: set[int] = set()
         self.wake_read, self.wake_write = socket.socketpair()
         for end in (self.wake_read, self.wake_write):
             end.setblocking(False)
 
     def serve(self) -> None:
+        signal.signal(signal.SIGTERM, lambda *_: self.abandon())
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)  # the build died: abandon() like a lifeline's end
         signal.signal(signal.SIGCHLD, lambda *_: None)
         signal.set_wakeup_fd(self.wake_write.fileno())  # a child's exit wakes select()
         try:
@@ -84,7 +96,7 @@ class Zygote:
         readable, _, _ = select.select([self.control, self.lifeline, self.wake_read, *self.jobs.values()],
                                        [], [], 1.0)
         if self.lifeline in readable and not os.read(self.lifeline, 1):
-            return False  # the build is gone
+            self.abandon()  # the build is gone
         if self.wake_read in readable:
             with contextlib.suppress(BlockingIOError):
                 while self.wake_read.recv(512):
@@ -95,6 +107,7 @@ class Zygote:
                 return False  # the build closed the pool
             self.start(json.loads(message), fds)
         self.report_exits()
+        self.kill_orphans()
         for pid, conn in list(self.jobs.items()):
             if conn in readable:
                 self.release(pid)
@@ -116,38 +129,39 @@ class Zygote:
                 conn.send(json.dumps({"error": f"cannot fork a worker: {exc}"}).encode())
             conn.close()
             os.close(fds[1])
-            os.close(fds[2])
             return
         if pid == 0:
-            self._child(request, conn, fds[1], fds[2])
+            self._child(request, conn, fds[1])
         os.close(fds[1])
-        os.close(fds[2])
         self.jobs[pid] = conn
+        self.marks[pid] = (str(request["token"]), Path(request["jobDir"]))
         with contextlib.suppress(OSError):
             conn.send(json.dumps({"pid": pid}).encode())
 
-    def _child(self, request: dict[str, Any], conn: socket.socket, lifeline_fd: int, log_fd: int) -> None:
+    def _child(self, request: dict[str, Any], conn: socket.socket, output_fd: int) -> None:
         """In the forked child: drop everything of the zygote, become a worker, never return."""
         code = 70
         try:
             os.setsid()  # its own session and process group, as a fresh worker has
+            prctl(PR_SET_CHILD_SUBREAPER, 1)  # its orphans stay below it while it runs
             signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            for number in (signal.SIGCHLD, signal.SIGTERM):
+                signal.signal(number, signal.SIG_DFL)
             for end in (self.control, self.wake_read, self.wake_write, conn, *self.jobs.values()):
                 end.close()  # lesson code must not reach the zygote or another job's socket
             os.close(self.lifeline)
             null = os.open(os.devnull, os.O_RDONLY)
             os.dup2(null, 0)
-            os.dup2(log_fd, 1)
-            os.dup2(log_fd, 2)
+            os.dup2(output_fd, 1)
+            os.dup2(output_fd, 2)
             os.close(null)
-            os.close(log_fd)
+            os.close(output_fd)
             os.environ.update(request["environment"])  # the job's token and temp folder
             tempfile.tempdir = None  # gettempdir() reads TMPDIR again
             os.chdir(request["cwd"])
             from .worker import serve
 
-            code = serve(Path(request["job"]), Path(request["result"]), lifeline_fd)
+            code = serve(Path(request["job"]), Path(request["result"]))
         except BaseException:  # noqa: BLE001 - reported in the output; the missing result is a crash
             traceback.print_exc()
         finally:
@@ -172,9 +186,26 @@ class Zygote:
             with contextlib.suppress(OSError):
                 conn.send(json.dumps({"exit": code}).encode())
 
+    def kill_orphans(self) -> None:
+        """Kill and reap processes adopted from jobs that ended (their child, the subreaper, exited)."""
+        orphans = lambda: [p for p in children_of(os.getpid()) if p not in self.jobs]  # noqa: E731
+        kill_all(orphans(), again=orphans)
+
+    def abandon(self) -> None:
+        """The build is gone: stop every process of every job, remove their folders and ours, exit now."""
+        me = os.getpid()
+        every = lambda: sorted({p for pid, (token, _) in self.marks.items()  # noqa: E731
+                                for p in job_processes(pid, token)} | set(children_of(me)) - {me})
+        kill_all(every(), again=every)
+        for _, folder in self.marks.values():
+            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(self.folder, ignore_errors=True)
+        os._exit(70)
+
     def release(self, pid: int) -> None:
-        """The build is done with this job (or gone): make sure the child is dead, and reap it."""
+        """The build is done with this job: make sure the child is dead, and reap it."""
         conn = self.jobs.pop(pid)
+        self.marks.pop(pid, None)
         self.reported.discard(pid)
         conn.close()
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -190,8 +221,9 @@ class Zygote:
 
 
 def main(argv: list[str]) -> int:
-    backend, control_fd, lifeline_fd = argv[0], int(argv[1]), int(argv[2])
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the build; its children follow (see .lifeline)
+    backend, control_fd, lifeline_fd, folder = argv[0], int(argv[1]), int(argv[2]), Path(argv[3])
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # while it imports: dies with the build (serve() cleans up instead)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
     control = socket.socket(fileno=control_fd)
     try:
         with warnings.catch_warnings():
@@ -203,7 +235,7 @@ def main(argv: list[str]) -> int:
         return 1
     # fork() of a process with a framework's native threads: the child re-creates what it needs
     warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks.*")
-    Zygote(control, lifeline_fd).serve()
+    Zygote(control, lifeline_fd, folder).serve()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # no interpreter teardown: unloading a framework takes seconds and serves no one

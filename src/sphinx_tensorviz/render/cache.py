@@ -28,7 +28,11 @@ class RenderCache:
 
     def svg(self, recording: str, renderer_hash: str, draw: Callable[[], str]) -> str:
         """The SVG for ``recording`` (:func:`artifact_key`) drawn with ``renderer_hash``'s options."""
-        path = self.root / f"{recording[:32]}-{renderer_hash[:32]}.svg"
+        return self.text(recording, renderer_hash, "svg", draw)
+
+    def text(self, recording: str, renderer_hash: str, suffix: str, draw: Callable[[], str]) -> str:
+        """Any text made from ``recording`` with ``renderer_hash``'s options (an SVG, an outline)."""
+        path = self.root / f"{recording[:32]}-{renderer_hash[:32]}.{suffix}"
         try:
             return path.read_text("utf-8")
         except OSError:

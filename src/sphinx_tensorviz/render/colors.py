@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from .palettes import palette
+
 DIVERGING_DEFAULT = "RdBu_r"
 SEQUENTIAL_DEFAULT = "viridis"
 
@@ -32,9 +34,7 @@ class Scale:
 
     def text_color(self, value: float) -> str:
         """Black or white, whichever contrasts more with the cell (WCAG relative luminance)."""
-        red, green, blue = (int(self.color(value)[i : i + 2], 16) / 255 for i in (1, 3, 5))
-        lum = 0.2126 * _linear(red) + 0.7152 * _linear(green) + 0.0722 * _linear(blue)
-        return "#000000" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "#ffffff"
+        return _text_on(self.color(value))
 
 
 def make_scale(values: list[list[float]], diverging: bool, colormap: str | None) -> Scale:
@@ -45,13 +45,16 @@ def make_scale(values: list[list[float]], diverging: bool, colormap: str | None)
     return Scale(colormap or SEQUENTIAL_DEFAULT, min(flat), max(flat), False)
 
 
-@cache
 def hex_at(colormap: str, index: int) -> str:
     """The colour at ``index`` (0..255) of a matplotlib colormap, as ``#rrggbb``."""
-    import matplotlib
-    from matplotlib.colors import to_hex
+    return palette(colormap)[index]
 
-    return to_hex(matplotlib.colormaps[colormap](index / 255))
+
+@cache
+def _text_on(background: str) -> str:
+    red, green, blue = (int(background[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    lum = 0.2126 * _linear(red) + 0.7152 * _linear(green) + 0.0722 * _linear(blue)
+    return "#000000" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "#ffffff"
 
 
 def _linear(channel: float) -> float:

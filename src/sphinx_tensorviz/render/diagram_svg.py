@@ -18,6 +18,7 @@ from typing import Any, Optional
 from .svg import attr_value as _attr
 from .svg import coord as _f
 from .svg import text as _text
+from .ids import check_prefix, element_id
 
 __all__ = ["UNIT", "arc3_control", "diagram_to_svg", "edge_geometry"]
 
@@ -35,7 +36,6 @@ TONES: dict[str, tuple[str, str, str]] = {
     "accent": ("#8e5cc4", "6 3", "2"),
     "muted": ("#6b7785", "2 3", "1.5"),
 }
-_ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _ARC3 = re.compile(r"^\s*arc3\s*(?:,\s*rad\s*=\s*(-?\d+(?:\.\d+)?(?:[eE]-?\d+)?))?\s*$")
 
 Point = tuple[float, float]
@@ -133,8 +133,7 @@ def _node_svg(node: Mapping[str, Any], p: str, ox: float, oy: float) -> str:
     spans = "".join(
         f'<tspan x="{_f(x)}" y="{_f(first + i * FONT * LINE)}">{_text(line)}</tspan>' for i, line in enumerate(lines)
     )
-    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", str(node.get("id", ""))).strip("-") or "node"
-    return (f'<g id="{p}-n-{slug}" class="tv-dnode tv-tone-{_attr(tone)}" data-node="{_attr(node.get("id", ""))}">'
+    return (f'<g id="{element_id(p, "n", str(node.get("id", "")))}" class="tv-dnode tv-tone-{_attr(tone)}" data-node="{_attr(node.get("id", ""))}">'
             f'{rect}<text font-size="{FONT:.0f}" text-anchor="middle">{spans}</text></g>')
 
 
@@ -157,8 +156,7 @@ def diagram_to_svg(diagram: Mapping[str, Any], *, id_prefix: str) -> str:
     Deterministic: the same diagram gives the same bytes. ``id_prefix`` must be a valid,
     page-unique id; the title and desc ids are ``{id_prefix}-title`` / ``{id_prefix}-desc``.
     """
-    if not _ID_RE.match(id_prefix):
-        raise ValueError(f"id_prefix must match {_ID_RE.pattern!r}: {id_prefix!r}")
+    check_prefix(id_prefix)
     p = id_prefix
     panel = diagram.get("panel") or {}
     nodes = list(panel.get("nodes") or ())

@@ -2,29 +2,34 @@
 
 A traced graph gets: the SVG of the default view (collapsed to ``:depth:``), a
 nested list as its text alternative, a note that only the executed branch is
-recorded, and (HTML) the model source with line anchors that the nodes link to.
+recorded, and (HTML) the model source with line anchors that the nodes link to,
+plus a link to per-module layout data (:mod:`.graph_frames`) so readers can open
+any module.
 """
 
 from __future__ import annotations
 
 import html
-from functools import partial
+import json
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 
+from sphinx.util.osutil import relative_uri
+
 from ..store.hashing import digest, sha256_text
 from .cache import RenderCache, artifact_key
 from .diagram_svg import diagram_to_svg
-from .graph_layout import GraphLayout, layout_graph
-from .graph_svg import OutlineItem, graph_outline, graph_to_svg
+from .graph_frames import write_frame_files
+from .graph_layout import layout_graph
+from .graph_outline import OutlineItem, graph_outline, outline_from_json, outline_to_json
+from .graph_svg import graph_to_svg
 from .checks import checks_list
 from .latex import diagram_pdf, graph_pdf
 from .parts import FigureParts
 from .svg import ID_TOKEN
-
-MAX_EXPANDED_VIEWS = 12
 
 BRANCH_NOTE = (
     "This graph records one forward pass with the inputs shown: only the branch of Python control "
@@ -32,7 +37,7 @@ BRANCH_NOTE = (
 )
 
 
-def graph_alt(graph: dict[str, Any], layout: GraphLayout) -> str:
+def graph_alt(graph: dict[str, Any], depth: int) -> str:
     layers = [n for n in graph["layers"] if n["kind"] == "layer"]
     modules = [n for n in graph["layers"] if n["kind"] == "module"]
     top = [n["id"] for n in graph["layers"] if n["parent"] is None and n["kind"] in ("layer", "module")]
@@ -41,7 +46,7 @@ def graph_alt(graph: dict[str, Any], layout: GraphLayout) -> str:
     return (
         f"Computation graph of one forward pass: {len(layers)} layers and ops in {len(modules)} modules, "
         f"from the input{out}. Top level, in order: {', '.join(top)}. "
-        f"Modules deeper than level {layout.depth} are drawn collapsed."
+        f"Modules deeper than level {depth} are drawn collapsed."
     )
 
 
@@ -71,59 +76,44 @@ def source_line_href(node: dict[str, Any]) -> str | None:
 
 
 def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:
+    """The default view (SVG, outline, PDF: one layout, computed only when a cache misses), and
+    on HTML pages the per-module layout data that lets readers open any module."""
     graph = artifact["data"]
-    layout = layout_graph(graph, depth=render.get("depth", 2), expand=tuple(render.get("expand", ())))
+    depth, expand = render.get("depth", 2), tuple(render.get("expand", ()))
+    recording = artifact_key(artifact)
+    layout = cache(lambda: layout_graph(graph, depth=depth, expand=expand))
     title = render.get("title") or f"Computation graph of {graph.get('modelFile', 'the model')}"
-    alt = render.get("alt") or graph_alt(graph, layout)
-    svg = ctx.cache.svg(
-        artifact_key(artifact), renderer_hash,
-        partial(graph_to_svg, graph, layout, id_prefix=ID_TOKEN, title=title, desc=alt, source_href=source_line_href,
-                markers=step_markers(render)),
-    )
+    alt = render.get("alt") or graph_alt(graph, depth)
+    markers = step_markers(render)
+    svg = ctx.cache.svg(recording, renderer_hash, lambda: graph_to_svg(
+        graph, layout(), id_prefix=ID_TOKEN, title=title, desc=alt, source_href=source_line_href, markers=markers))
+    outline_json = ctx.cache.text(recording, renderer_hash, "outline.json", lambda: json.dumps(
+        outline_to_json(graph_outline(graph, depth=depth, expand=expand, layout=layout())), ensure_ascii=False))
     details: list[nodes.Node] = []
     if render.get("description"):
         details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
     details.append(nodes.paragraph("", BRANCH_NOTE, classes=["tv-branch-note"]))
     outline = nodes.container(classes=["tv-outline"])
     outline += nodes.paragraph("", "", nodes.strong("", "The graph as a list"))
-    outline += outline_list(graph_outline(graph, depth=layout.depth, expand=layout.expand))
+    outline += outline_list(outline_from_json(json.loads(outline_json)))
     details.append(outline)
     if artifact.get("checks"):
         details.append(checks_list(artifact["checks"]))
-    extra = [expanded_views(graph, layout, title, alt, artifact_key(artifact), renderer_hash, ctx.cache,
-                            step_markers(render))]
+    extra = []
+    outdir = getattr(ctx, "outdir", None)
+    if outdir is not None:
+        key = f"{recording[:16]}-{renderer_hash[:12]}"
+        folder = write_frame_files(graph, key, outdir, source_line_href)
+        href = relative_uri(ctx.page, folder + "/")
+        extra.append(nodes.raw("", f'<span class="tv-graph-data" hidden="" data-src="{html.escape(href, quote=True)}" '
+                                   f'data-key="{key}"></span>', format="html"))
     model_file = project_file(ctx.srcdir, artifact["request"])
     if model_file is not None:
         extra.append(source_panel(model_file, artifact["request"]["entry"], render.get("show-source", False)))
     return FigureParts(
-        title=title, alt=alt, svg=svg, details=details, wide=layout.width > 640,
-        draw_pdf=lambda path: graph_pdf(layout, path, step_markers(render)), extra_html=extra,
+        title=title, alt=alt, svg=svg, details=details, wide=True,
+        draw_pdf=lambda path: graph_pdf(layout(), path, markers), extra_html=extra,
     )
-
-
-def expanded_views(graph: dict[str, Any], layout: GraphLayout, title: str, alt: str, recording: str,
-                   renderer_hash: str, cache: RenderCache, markers: dict[str, list[tuple[int, str]]]) -> nodes.raw:
-    """The default view with one collapsed module opened, per module, as inert ``<template>``s.
-
-    The script swaps them in when a reader expands a module, so the layout is still computed at
-    build time (deterministic, no layout engine in the browser). Capped at
-    :data:`MAX_EXPANDED_VIEWS` so a huge graph does not multiply the page size.
-    """
-    markup = []
-    collapsed = [box.id for box in layout.boxes if box.collapsed][:MAX_EXPANDED_VIEWS]
-    for number, module in enumerate(collapsed):
-        expand = (*layout.expand, module)
-        key = digest({"renderer": renderer_hash, "expand": list(expand)})
-
-        def draw(expand: tuple[str, ...] = expand, number: int = number, module: str = module) -> str:
-            view = layout_graph(graph, depth=layout.depth, expand=expand)  # only when not cached
-            return graph_to_svg(graph, view, id_prefix=f"{ID_TOKEN}-x{number}", title=f"{title} ({module} expanded)",
-                                desc=alt, source_href=source_line_href, markers=markers)
-
-        svg = cache.svg(recording, key, draw)
-        markup.append(f'<template class="tv-graph-variant" data-expands="{html.escape(module, quote=True)}">'
-                      f"{svg}</template>")
-    return nodes.raw("", "".join(markup), format="html")
 
 
 def outline_list(items: list[OutlineItem] | tuple[OutlineItem, ...]) -> nodes.bullet_list:

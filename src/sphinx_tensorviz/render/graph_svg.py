@@ -17,14 +17,14 @@ Accessibility choices (WCAG 2.2, W3C complex-images tutorial):
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Optional
 
 from .svg import attr_value as _attr
 from .svg import coord as _f
 from .svg import text as _text
+from .ids import check_prefix, element_id, slugify
+from .graph_outline import graph_outline
 from .graph_layout import (
     FONT_HEADER,
     FONT_LABEL,
@@ -32,17 +32,13 @@ from .graph_layout import (
     LINE_HEIGHT,
     Box,
     GraphLayout,
-    build_view,
-    layout_graph,
     shape_text,
-    short_label,
     text_width,
 )
 
-__all__ = ["OutlineItem", "graph_outline", "graph_to_svg", "node_tone", "slugify"]
+__all__ = ["draw_cluster", "draw_edge_label", "draw_node", "graph_outline", "graph_to_svg", "node_tone", "slugify"]
 
 FONT_FAMILY = "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace"
-LEGEND_H = 34.0
 
 # Okabe-Ito-derived mid tones: readable strokes on white and on dark backgrounds alike.
 TONES: dict[str, dict[str, str]] = {
@@ -52,17 +48,11 @@ TONES: dict[str, dict[str, str]] = {
     "param": {"color": "#6b7785", "dash": "2 3", "width": "1.6", "name": "parameter"},
     "module": {"color": "#18897a", "dash": "6 3", "width": "1.6", "name": "module (collapsed)"},
 }
-_ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
 # --------------------------------------------------------------------------------------------
 # Small helpers
 # --------------------------------------------------------------------------------------------
-
-
-def slugify(node_id: str) -> str:
-    """A readable id fragment: ``mul@block.ffn#0`` -> ``mul-block-ffn-0``."""
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", node_id).strip("-") or "node"
 
 
 def node_tone(node: Mapping[str, Any]) -> str:
@@ -109,22 +99,6 @@ def node_description(node: Mapping[str, Any], hidden: int = 0) -> str:
     if lines:
         parts.append(f"source lines {lines.replace('-', '–')}")
     return "; ".join(parts)
-
-
-class _Slugs:
-    """Unique, deterministic element ids (a later duplicate slug gets ``-2``, ``-3``...)."""
-
-    def __init__(self) -> None:
-        self.used: dict[str, int] = {}
-        self.by_node: dict[str, str] = {}
-
-    def __call__(self, node_id: str) -> str:
-        if node_id not in self.by_node:
-            base = slugify(node_id)
-            n = self.used.get(base, 0) + 1
-            self.used[base] = n
-            self.by_node[node_id] = base if n == 1 else f"{base}-{n}"
-        return self.by_node[node_id]
 
 
 # --------------------------------------------------------------------------------------------
@@ -177,13 +151,13 @@ def _labels(box: Box) -> str:
     return "".join(out)
 
 
-def _node(box: Box, node: Mapping[str, Any], p: str, slug: str,
+def draw_node(box: Box, node: Mapping[str, Any], p: str,
           source_href: Optional[Callable[[dict], Optional[str]]]) -> str:
     tone = node_tone(node)
     classes = f"tv-node tv-kind-{slugify(box.kind)} tv-tone-{tone}"
     if box.collapsed:
         classes += " tv-module tv-collapsed"
-    attrs = f' id="{p}-n-{slug}" class="{classes}" data-node="{_attr(box.id)}"'
+    attrs = f' id="{element_id(p, "n", box.id)}" class="{classes}" data-node="{_attr(box.id)}"'
     lines = _source_lines(node)
     if lines:
         attrs += f' data-source-lines="{lines}"'
@@ -198,7 +172,7 @@ def _node(box: Box, node: Mapping[str, Any], p: str, slug: str,
     return f"<g{attrs}>{title}{body}</g>"
 
 
-def _cluster(box: Box, node: Mapping[str, Any], p: str, slug: str,
+def draw_cluster(box: Box, node: Mapping[str, Any], p: str,
              source_href: Optional[Callable[[dict], Optional[str]]]) -> str:
     color = TONES["module"]["color"]
     rect = (f'<rect x="{_f(box.x)}" y="{_f(box.y)}" width="{_f(box.w)}" height="{_f(box.h)}" rx="8.0" '
@@ -215,7 +189,7 @@ def _cluster(box: Box, node: Mapping[str, Any], p: str, slug: str,
         head = f'<a href="{_attr(href)}">{head}</a>'
     lines = _source_lines(node)
     extra = f' data-source-lines="{lines}"' if lines else ""
-    return (f'<g id="{p}-c-{slug}" class="tv-cluster" data-node="{_attr(box.id)}"{extra}>'
+    return (f'<g id="{element_id(p, "c", box.id)}" class="tv-cluster" data-node="{_attr(box.id)}"{extra}>'
             f"<title>{_text('module ' + box.id)}</title>{rect}{head}</g>")
 
 
@@ -248,13 +222,13 @@ def _edges(layout: GraphLayout, p: str) -> tuple[str, str]:
         if not e.label or e.source in labelled or len(e.points) < 2:
             continue
         labelled.add(e.source)
-        label = _edge_label(layout.box(e.source), e, heading[e.source])
+        label = draw_edge_label(layout.box(e.source), e, heading[e.source])
         if label:
             labels.append(label)
     return "".join(paths), "".join(labels)
 
 
-def _edge_label(src: Box, e, dxs: list[float]) -> Optional[str]:
+def draw_edge_label(src: Box, e, dxs: list[float]) -> Optional[str]:
     """Shape label just under the producer, on the side its out-edges do not head to."""
     x0, y0 = e.points[0]
     if e.points[1][1] - y0 < 16:
@@ -269,7 +243,7 @@ def _edge_label(src: Box, e, dxs: list[float]) -> Optional[str]:
         x, anchor = x0 - 5, "end"
     else:
         return None
-    return (f'<text class="tv-edge-label" x="{_f(x)}" y="{_f(y0 + 13)}" font-size="{FONT_SUB:.0f}" '
+    return (f'<text class="tv-edge-label" data-source="{_attr(e.source)}" x="{_f(x)}" y="{_f(y0 + 13)}" font-size="{FONT_SUB:.0f}" '
             f'text-anchor="{anchor}">{_text(e.label)}</text>')
 
 
@@ -303,14 +277,17 @@ def _markers(layout: GraphLayout, markers: Mapping[str, Sequence[tuple[int, str]
     """
     out = []
     for box in layout.boxes:
+        circles = []
         for k, (number, step_title) in enumerate(markers.get(box.id, ())):
             cx, cy = box.x + box.w - 4 - 22 * k, box.y + (4 if box.is_cluster else 0)
-            out.append(
+            circles.append(
                 f'<g class="tv-step-marker" data-step-number="{number}"><title>{_text(f"Step {number}: {step_title}")}'
                 f'</title><circle cx="{_f(cx)}" cy="{_f(cy)}" r="10" fill="#1f4e79" stroke="#ffffff" '
                 f'stroke-width="1.5"/><text x="{_f(cx)}" y="{_f(cy + 4.5)}" font-size="12" font-weight="700" '
                 f'text-anchor="middle" style="fill:#ffffff">{number}</text></g>'
             )
+        if circles:  # grouped by box, so the page script moves them with it
+            out.append(f'<g data-node="{_attr(box.id)}">{"".join(circles)}</g>')
     return "".join(out)
 
 
@@ -324,26 +301,24 @@ def graph_to_svg(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: st
     for a node's source line; such nodes become focusable links. ``markers`` numbers the boxes
     of a guided tour (see :func:`_markers`).
     """
-    if not _ID_RE.match(id_prefix):
-        raise ValueError(f"id_prefix must match {_ID_RE.pattern!r}: {id_prefix!r}")
+    check_prefix(id_prefix)
     p = id_prefix
     nodes = {str(n.get("id")): n for n in reversed(list(graph.get("layers") or ()))}
     legend, legend_h = _legend(max(layout.width, 360.0))
     width = max(layout.width, 360.0)
     height = layout.height + legend_h
-    slugs = _Slugs()
     clusters, body = [], []
     for box in layout.boxes:
         node = nodes.get(box.id, {"id": box.id, "kind": box.kind, "op": box.op})
         if box.is_cluster:
-            clusters.append(_cluster(box, node, p, slugs(box.id), source_href))
+            clusters.append(draw_cluster(box, node, p, source_href))
         else:
-            body.append(_node(box, node, p, slugs(box.id), source_href))
+            body.append(draw_node(box, node, p, source_href))
     paths, edge_labels = _edges(layout, p)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" id="{p}-svg" class="tv-graph" role="group" '
-        f'aria-labelledby="{p}-title {p}-desc" viewBox="0 0 {_f(width)} {_f(height)}" width="100%" '
-        f'style="max-width:{_f(width)}px;height:auto" font-family="{_attr(FONT_FAMILY)}">'
+        f'aria-labelledby="{p}-title {p}-desc" viewBox="0 0 {_f(width)} {_f(height)}" '
+        f'width="{_f(width)}" height="{_f(height)}" font-family="{_attr(FONT_FAMILY)}">'
         f'<title id="{p}-title">{_text(title)}</title><desc id="{p}-desc">{_text(desc)}</desc>'
         f"{_style(p)}"
         f'<defs><marker id="{p}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
@@ -355,60 +330,3 @@ def graph_to_svg(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: st
         f'<g class="tv-nodes">{"".join(body)}</g><g class="tv-edge-labels">{edge_labels}</g>'
         f'<g class="tv-step-markers">{_markers(layout, markers or {})}</g></g></svg>'
     )
-
-
-# --------------------------------------------------------------------------------------------
-# Text alternative
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OutlineItem:
-    """One entry of the nested text alternative; ``children`` only for open modules."""
-
-    id: str
-    text: str
-    children: tuple["OutlineItem", ...] = field(default=())
-
-
-def graph_outline(graph: Mapping[str, Any], *, depth: int, expand: Collection[str] = ()) -> list[OutlineItem]:
-    """The graph as nested items in reading order (top to bottom, then left to right).
-
-    Each op or layer says what feeds it and its output shape, so the outline carries everything
-    the figure shows; open modules nest their children, collapsed ones say how many ops they hide.
-    """
-    view = build_view(graph, depth=depth, expand=expand)
-    layout = layout_graph(graph, depth=depth, expand=expand)
-    inputs: dict[str, list[str]] = {}
-    outputs: dict[str, Optional[str]] = {}
-    for e in view.edges:
-        inputs.setdefault(e.target, []).append(e.source)
-        outputs.setdefault(e.source, e.label)
-    kids: dict[Optional[str], list[str]] = {}
-    for box in layout.boxes:
-        kids.setdefault(box.parent, []).append(box.id)
-
-    def reading_order(ids: list[str]) -> list[str]:
-        return sorted(ids, key=lambda n: (layout.box(n).y, layout.box(n).x, view.order[n]))
-
-    def item(node_id: str) -> OutlineItem:
-        node = view.nodes[node_id]
-        name = short_label(node, view.parent[node_id])
-        if view.is_cluster(node_id):
-            children = tuple(item(k) for k in reading_order(kids.get(node_id, [])))
-            return OutlineItem(node_id, f"{name} (module {node_id})", children)
-        if node.get("kind") == "module":
-            count = view.hidden_count.get(node_id, 0)
-            what = f"{name} (collapsed module {node_id}, {count} op{'s' if count != 1 else ''})"
-        else:
-            op = str(node.get("op") or "")
-            what = f"{name} ({op})" if op and name.lower() != op.lower() else str(name)
-        srcs = inputs.get(node_id)
-        if srcs:
-            what += "; inputs: " + ", ".join(srcs)
-        shape = shape_text(node) or outputs.get(node_id)
-        if shape:
-            what += f"; output {shape}"
-        return OutlineItem(node_id, what)
-
-    return [item(k) for k in reading_order(kids.get(None, []))]

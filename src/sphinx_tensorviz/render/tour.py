@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 from docutils import nodes
@@ -23,8 +23,8 @@ from ..warnings_ import Subtype, warn
 from .assemble import prediction_node
 from .cache import RenderCache, artifact_key
 from .describe import fmt
-from .graph_layout import build_view
-from .graph_svg import slugify
+from .graph_view import GraphView, build_view, short_label
+from .ids import element_id, slugify
 from .heatmap_svg import heatmap_svg
 from .html_nodes import scroll_region, tv_html_tag
 from .svg import ID_TOKEN
@@ -33,33 +33,58 @@ from .tables import data_table
 
 @dataclass(frozen=True)
 class GraphOnPage:
-    """A traced graph as other directives on its page see it."""
+    """A traced graph as other directives on its page see it: the same view as its figure."""
 
     figure_id: str
     artifact: dict[str, Any]
     depth: int
     expand: tuple[str, ...]
 
+    @cached_property
+    def view(self) -> GraphView:
+        """What the figure shows by default (computed once per page, shared by every step)."""
+        return build_view(self.artifact["data"], depth=self.depth, expand=self.expand)
+
     @property
     def node_ids(self) -> list[str]:
-        return [n["id"] for n in self.artifact["data"]["layers"]]
+        return list(self.view.nodes)
+
+    @cached_property
+    def drawn_labels(self) -> dict[str, list[str]]:
+        """Label as drawn in its box (``mul #0``, ``q_proj``) -> the ids of the nodes drawn so."""
+        found: dict[str, list[str]] = {}
+        for node_id, node in self.view.nodes.items():
+            found.setdefault(short_label(node, self.view.parent[node_id]), []).append(node_id)
+        return found
+
+    def resolve(self, target: str) -> str | None:
+        """The node id ``target`` names: an id, or a label as drawn that only one node has."""
+        if target in self.view.nodes:
+            return target
+        ids = self.drawn_labels.get(target, [])
+        return ids[0] if len(ids) == 1 else None
 
     def anchor(self, node_id: str) -> tuple[str, str]:
         """(visible node id, element id) for a node, which may sit inside a collapsed module."""
-        view = build_view(self.artifact["data"], depth=self.depth, expand=self.expand)
+        view = self.view
         shown = view.rep.get(node_id, node_id)
-        kind = "c" if shown in view.open and view.rep.get(shown) == shown and shown in view.children else "n"
-        return shown, f"{self.figure_id}-{kind}-{slugify(shown)}"
+        return shown, element_id(self.figure_id, "c" if view.is_cluster(shown) else "n", shown)
 
 
-def unknown_target(graph: GraphOnPage, target: str, location: nodes.Node, what: str) -> bool:
-    """Warn, naming the closest ids, when ``target`` is not a node of the graph."""
-    if target in graph.node_ids:
-        return False
-    close = difflib.get_close_matches(target, graph.node_ids, n=3, cutoff=0.5)
+def resolve_target(graph: GraphOnPage, target: str, location: nodes.Node, what: str) -> str | None:
+    """The node id for ``target`` (id or drawn label); else a warning naming the closest ids."""
+    found = graph.resolve(target)
+    if found is not None:
+        return found
+    same = graph.drawn_labels.get(target, [])
+    if same:
+        warn(f"{what} {target!r} is the label of {len(same)} nodes; give one of their ids: {', '.join(same[:5])}",
+             Subtype.target, location=location)
+        return None
+    close = difflib.get_close_matches(target, [*graph.node_ids, *graph.drawn_labels], n=3, cutoff=0.5)
     hint = f"; closest: {', '.join(close)}" if close else ""
     warn(f"{what} {target!r} is not a node of the graph{hint}", Subtype.target, location=location)
-    return True
+    return None
 
 
 def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool) -> nodes.Element:
@@ -67,13 +92,13 @@ def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool) -> nodes
     sid = node["steps_id"]
     items = nodes.enumerated_list(classes=["tv-step-list"], enumtype="arabic")
     for step in steps:
-        target = step["target"]
-        missing = unknown_target(graph, target, step, f"step {step['step']!r}: target")
+        resolved = resolve_target(graph, step["target"], step, f"step {step['step']!r}: target")
+        target = resolved or step["target"]
         shown, element = graph.anchor(target)
         item = nodes.list_item(ids=[f"{sid}-{step['step']}"], classes=["tv-step"])
         item += nodes.paragraph("", "", nodes.strong("", step["title"]), classes=["tv-step-title"])
         item.extend(child.deepcopy() for child in step.children)
-        if not missing:
+        if resolved is not None:
             link = nodes.paragraph(classes=["tv-step-where"])
             link += nodes.Text("In the graph: ")
             link += nodes.reference("", target, refuri=f"#{element}", classes=["tv-step-link"])

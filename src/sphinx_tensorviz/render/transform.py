@@ -8,7 +8,7 @@ located warning and a visible box on the page; the build goes on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,8 @@ from .tour import GraphOnPage, activations_figure, steps_figure
 class RenderContext:
     cache: RenderCache
     srcdir: Path
+    outdir: Path | None = None  #: where figures may write files next to the page (HTML only)
+    page: str = ""  #: the page's target URI, for relative links to those files
 
 
 PartsMaker = Callable[[dict[str, Any], dict[str, Any], str, RenderContext], FigureParts]
@@ -63,7 +65,10 @@ class RenderFigures(SphinxPostTransform):
         conf = settings(app_of(self.env))
         self.limits = Limits.from_settings(conf)
         store = ArtifactStore.for_settings(conf, trusted_of(self.env))
-        ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir))
+        builder = self.builder
+        scripted = builder.format == "html" and not builder.name.startswith("epub")
+        ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir),
+                            Path(builder.outdir) if scripted else None, builder.get_target_uri(self.env.docname))
         graphs = self.graphs_on_page(store)
         markers = self.tour_markers(graphs)
         html = self.builder.format == "html"
@@ -91,8 +96,9 @@ class RenderFigures(SphinxPostTransform):
             boxes = found.setdefault(tour["graph"], {})
             steps = [s for s in tour.children if isinstance(s, tensorviz_step)]
             for number, step in enumerate(steps, start=1):
-                if step["target"] in graph.node_ids:
-                    boxes.setdefault(graph.anchor(step["target"])[0], []).append([number, step["title"]])
+                node_id = graph.resolve(step["target"])
+                if node_id is not None:
+                    boxes.setdefault(graph.anchor(node_id)[0], []).append([number, step["title"]])
         return found
 
     def lesson_pages(self, store: ArtifactStore, ctx: RenderContext) -> None:
@@ -125,12 +131,12 @@ class RenderFigures(SphinxPostTransform):
         if request is None or builder.format != "html":
             return None
         artifact = store.read_artifact(request.content_hash)
-        if not isinstance(artifact, dict):
+        if not isinstance(artifact, dict) or data_size_problem(artifact["data"], self.limits):
             return None
         # a graph's thumbnail is its top level only: a readable outline at thumbnail size
         render = {**request.render, "depth": 1} if request.directive == "tv-graph" else request.render
         key = digest({"thumbnail": request.renderer_hash, **render})
-        parts = RENDERERS[request.directive](artifact, render, key, ctx)
+        parts = RENDERERS[request.directive](artifact, render, key, replace(ctx, outdir=None))
         relative = write_thumbnail(parts.svg.replace(ID_TOKEN, f"preview-{request.content_hash[:8]}"),
                                    Path(builder.outdir), docname)
         return relative_uri(builder.get_target_uri(self.env.docname), relative)
@@ -143,7 +149,8 @@ class RenderFigures(SphinxPostTransform):
             if request is None or request.directive != "tv-graph":
                 continue
             artifact = store.read_artifact(request.content_hash)
-            usable = artifact if isinstance(artifact, dict) else None
+            usable = artifact if isinstance(artifact, dict) and not data_size_problem(artifact["data"], self.limits) \
+                else None  # the figure itself says why it is not drawn
             for name in node["names"]:
                 found[name] = usable and GraphOnPage(
                     node["figure_id"], usable, request.render.get("depth", 2), tuple(request.render.get("expand", ()))

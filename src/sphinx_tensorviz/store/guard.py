@@ -39,7 +39,7 @@ class Intruder:
     name: str
     change: str  # "new" or "changed"
     mtime: float
-    moved_to: Path | None
+    fate: str  # what became of it, for the warning
 
 
 def list_store(store: ArtifactStore) -> StoreListing:
@@ -60,7 +60,7 @@ def set_aside_intruders(store: ArtifactStore, before: StoreListing) -> list[Intr
         path = store.root / name
         if (name, _sha256(path)) in legit:
             continue
-        found.append(Intruder(name, "new" if old is None else "changed", signature[0] / 1e9, _quarantine(store, name)))
+        found.append(Intruder(name, "new" if old is None else "changed", signature[0] / 1e9, _set_aside(store, name)))
     return found
 
 
@@ -94,17 +94,18 @@ def _sha256(path: Path) -> str:
         return ""
 
 
-def _quarantine(store: ArtifactStore, name: str) -> Path | None:
-    """Move ``name`` out of the store's readable part (``None`` if it cannot be moved)."""
+def _set_aside(store: ArtifactStore, name: str) -> str:
+    """Move ``name`` out of the store's readable part; say where (or that it could not be)."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     target = store.root / QUARANTINE / stamp / name
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(store.root / name, target)
+        return f"moved to {target.relative_to(store.root)}"
     except OSError:
-        try:  # at least make sure it is never read as an artifact
-            (store.root / name).unlink()
-        except OSError:
-            return None
-        return None
-    return target
+        pass
+    try:  # at least make sure it is never read as an artifact
+        (store.root / name).unlink()
+        return "deleted (it could not be moved)"
+    except OSError as exc:
+        return f"could not be moved or deleted ({exc}); remove it by hand"

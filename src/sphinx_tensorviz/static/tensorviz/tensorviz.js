@@ -1,29 +1,11 @@
 // sphinx-tensorviz: progressive enhancement only; every figure reads fine without this file.
-// Graph highlighting, pan and zoom, the guided-tour stepper and the checkpoint selector.
+// The guided-tour stepper, the checkpoint selector, deep links and print; traced graphs are
+// tensorviz-graph.js, opening modules tensorviz-compose.js (both loaded first).
 (function () {
   "use strict";
 
   var motionQuery = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
   function reducedMotion() { return !!(motionQuery && motionQuery.matches); }
-
-  function all(root, selector) { return Array.prototype.slice.call(root.querySelectorAll(selector)); }
-
-  function el(tag, attrs, text) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    if (text) { node.textContent = text; }
-    return node;
-  }
-
-  // "58-60,62" -> [[58, 60], [62, 62]]
-  function parseRanges(spec) {
-    var out = [];
-    (spec || "").split(/[,\s]+/).forEach(function (part) {
-      var m = /^(\d+)(?:\s*[-\u2013]\s*(\d+))?$/.exec(part);
-      if (m) { out.push([+m[1], +(m[2] || m[1])]); }
-    });
-    return out;
-  }
 
   function openAncestors(node) {
     for (var d = node && node.closest ? node.closest("details") : null; d; d = d.parentElement && d.parentElement.closest("details")) {
@@ -31,250 +13,11 @@
     }
   }
 
-  // ------------------------------------------------------------------------------------------------
-  // Traced graphs
-
-  var graphs = {}; // figure id -> graph controller
-
-  function Graph(figure) {
-    var svg = figure.querySelector("svg.tv-graph");
-    this.figure = figure;
-    this.svg = svg;
-    this.items = {};   // data-node -> <g> (node or cluster)
-    this.lines = {};   // line number -> <span class="tv-line">
-    this.edges = all(svg, "path.tv-edge");
-    this.hovered = null;
-    var self = this;
-    all(svg, "g.tv-node[data-node], g.tv-cluster[data-node]").forEach(function (g) {
-      var id = g.getAttribute("data-node");
-      if (!self.items[id] || g.classList.contains("tv-node")) { self.items[id] = g; }
-    });
-    all(figure, ".tv-line[data-line]").forEach(function (span) {
-      self.lines[span.getAttribute("data-line")] = span;
-    });
-    this.bindHighlight();
-    this.addZoom();
-  }
-
-  // The <g> a pointer or focus event is about: a node anywhere, a cluster only through its label link.
-  Graph.prototype.itemFor = function (target) {
-    if (!target || !target.closest) { return null; }
-    var node = target.closest("g.tv-node");
-    if (node && this.svg.contains(node)) { return node; }
-    var link = target.closest("a");
-    var cluster = link && link.closest("g.tv-cluster");
-    return cluster && this.svg.contains(cluster) ? cluster : null;
-  };
-
-  // Add (or remove) one set of classes for a node: itself, incident edges, neighbours, source lines.
-  Graph.prototype.mark = function (g, classes, on) {
-    if (!g) { return; }
-    var id = g.getAttribute("data-node");
-    var self = this;
-    g.classList.toggle(classes.node, on);
-    this.edges.forEach(function (edge) {
-      var src = edge.getAttribute("data-source");
-      var dst = edge.getAttribute("data-target");
-      if (src !== id && dst !== id) { return; }
-      edge.classList.toggle(classes.edge, on);
-      var other = self.items[src === id ? dst : src];
-      if (other && other !== g && classes.neighbour) { other.classList.toggle(classes.neighbour, on); }
-    });
-    this.linesOf(g).forEach(function (span) { span.classList.toggle(classes.line, on); });
-  };
-
-  Graph.prototype.linesOf = function (g) {
-    var out = [];
-    var self = this;
-    parseRanges(g && g.getAttribute("data-source-lines")).forEach(function (r) {
-      for (var n = r[0]; n <= r[1] && n - r[0] < 2000; n++) {
-        if (self.lines[n]) { out.push(self.lines[n]); }
-      }
-    });
-    return out;
-  };
-
-  var HOVER = { node: "tv-hl", edge: "tv-hl-edge", neighbour: "tv-hl-neighbour", line: "tv-hl-line" };
-  var STEP = { node: "tv-step-target", edge: "tv-step-edge", neighbour: "tv-step-neighbour", line: "tv-step-line" };
-
-  Graph.prototype.highlight = function (g) {
-    if (g === this.hovered) { return; }
-    if (this.hovered) { this.mark(this.hovered, HOVER, false); }
-    this.hovered = g;
-    if (g) { this.mark(g, HOVER, true); }
-    this.svg.classList.toggle("tv-hl-active", !!g);
-  };
-
-  Graph.prototype.focusedItem = function () {
-    return this.svg.contains(document.activeElement) ? this.itemFor(document.activeElement) : null;
-  };
-
-  Graph.prototype.bindHighlight = function () {
-    var self = this;
-    this.svg.addEventListener("mouseover", function (e) {
-      self.highlight(self.itemFor(e.target) || self.focusedItem());
-    });
-    this.svg.addEventListener("mouseleave", function () { self.highlight(self.focusedItem()); });
-    this.svg.addEventListener("focusin", function (e) {
-      var g = self.itemFor(e.target);
-      self.highlight(g);
-      if (!g) { return; }
-      self.reveal(g);
-      // keep the focused node on screen (the sticky zoom bar covers the top few pixels)
-      var r = e.target.getBoundingClientRect();
-      var h = window.innerHeight || document.documentElement.clientHeight;
-      if (r.top < 56 || r.bottom > h) { e.target.scrollIntoView({ block: "center", inline: "nearest" }); }
-    });
-    this.svg.addEventListener("focusout", function (e) {
-      if (!self.itemFor(e.relatedTarget)) { self.highlight(null); }
-    });
-  };
-
-  // ---- pan and zoom: the svg's viewBox changes, its size on the page does not.
-
-  Graph.prototype.addZoom = function () {
-    var svg = this.svg;
-    var vb = svg.viewBox && svg.viewBox.baseVal;
-    if (!vb || !vb.width || !vb.height) { return; }
-    var self = this;
-    this.home = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
-    this.view = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
-    var label = svg.querySelector("title");
-    var name = label ? label.textContent : "the graph";
-    var bar = el("div", { "class": "tv-zoom", role: "toolbar", "aria-label": "Zoom: " + name });
-    function button(cls, text, aria, action) {
-      var b = el("button", { type: "button", "class": "tv-zoom-" + cls, "aria-label": aria, title: aria }, text);
-      if (svg.id) { b.setAttribute("aria-controls", svg.id); }
-      b.addEventListener("click", action);
-      bar.appendChild(b);
-      return b;
-    }
-    button("in", "+", "Zoom in", function () { self.zoom(1.25); });
-    button("out", "\u2212", "Zoom out", function () { self.zoom(1 / 1.25); });
-    button("reset", "Reset", "Reset zoom", function () { self.reset(); });
-    this.zoomLevel = el("span", { "class": "tv-zoom-level", "aria-live": "polite" }, "100%");
-    bar.appendChild(this.zoomLevel);
-    bar.appendChild(el("span", { "class": "tv-zoom-hint" }, "Ctrl + wheel zooms; drag or arrow keys pan"));
-    var box = svg.closest(".tv-scroll") || svg.parentNode;
-    box.parentNode.insertBefore(bar, box);
-    this.box = box;
-
-    svg.addEventListener("wheel", function (e) {
-      if (!e.ctrlKey) { return; }
-      e.preventDefault();
-      self.zoom(e.deltaY < 0 ? 1.15 : 1 / 1.15, self.toSvg(e.clientX, e.clientY));
-    }, { passive: false });
-
-    var drag = null;
-    svg.addEventListener("pointerdown", function (e) {
-      if (e.pointerType !== "mouse" || e.button !== 0 || !self.zoomed()) { return; }
-      drag = { x: e.clientX, y: e.clientY, view: { x: self.view.x, y: self.view.y }, moved: false };
-    });
-    window.addEventListener("pointermove", function (e) {
-      if (!drag) { return; }
-      var scale = self.view.w / (svg.getBoundingClientRect().width || 1);
-      var dx = e.clientX - drag.x;
-      var dy = e.clientY - drag.y;
-      if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; svg.classList.add("tv-panning"); }
-      self.set(drag.view.x - dx * scale, drag.view.y - dy * scale, self.view.w, self.view.h);
-    });
-    window.addEventListener("pointerup", function () {
-      if (drag && drag.moved) {
-        // swallow the click that ends a drag, so a drag over a node link does not follow it
-        svg.addEventListener("click", function stop(ev) { ev.preventDefault(); ev.stopPropagation(); }, { capture: true, once: true });
-        setTimeout(function () { svg.classList.remove("tv-panning"); }, 0);
-      }
-      drag = null;
-    });
-
-    // Arrow keys pan while the figure's scroll region itself has focus and the graph is zoomed.
-    box.addEventListener("keydown", function (e) {
-      if (e.target !== box || !self.zoomed() || e.altKey || e.ctrlKey || e.metaKey) { return; }
-      var step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
-      if (!step) { return; }
-      e.preventDefault();
-      self.set(self.view.x + step[0] * self.view.w * 0.15, self.view.y + step[1] * self.view.h * 0.15, self.view.w, self.view.h);
-    });
-  };
-
-  Graph.prototype.zoomed = function () { return this.home && this.view.w < this.home.w - 1e-6; };
-
-  Graph.prototype.toSvg = function (cx, cy) {
-    var r = this.svg.getBoundingClientRect();
-    if (!r.width || !r.height) { return null; }
-    return { x: this.view.x + (cx - r.left) / r.width * this.view.w, y: this.view.y + (cy - r.top) / r.height * this.view.h };
-  };
-
-  Graph.prototype.zoom = function (factor, at) {
-    if (!this.home) { return; }
-    var v = this.view;
-    var w = Math.min(this.home.w, Math.max(this.home.w / 8, v.w / factor));
-    var h = w * this.home.h / this.home.w;
-    var p = at || { x: v.x + v.w / 2, y: v.y + v.h / 2 };
-    var fx = (p.x - v.x) / v.w;
-    var fy = (p.y - v.y) / v.h;
-    this.set(p.x - fx * w, p.y - fy * h, w, h);
-  };
-
-  Graph.prototype.reset = function () {
-    if (this.home) { this.set(this.home.x, this.home.y, this.home.w, this.home.h); }
-  };
-
-  Graph.prototype.set = function (x, y, w, h) {
-    var home = this.home;
-    x = Math.min(Math.max(x, home.x), home.x + home.w - w);
-    y = Math.min(Math.max(y, home.y), home.y + home.h - h);
-    this.view = { x: x, y: y, w: w, h: h };
-    this.svg.setAttribute("viewBox", [x, y, w, h].map(function (n) { return +n.toFixed(2); }).join(" "));
-    var zoomed = this.zoomed();
-    this.svg.classList.toggle("tv-zoomed", zoomed);
-    if (this.zoomLevel) { this.zoomLevel.textContent = Math.round(home.w / w * 100) + "%"; }
-  };
-
-  // Pan a zoomed graph so that a node (focused by Tab, or a step target) is in view.
-  Graph.prototype.reveal = function (g) {
-    if (!this.zoomed() || !g.getBBox) { return; }
-    var b;
-    try { b = g.getBBox(); } catch (err) { return; }
-    var m = g.getScreenCTM && g.getScreenCTM();
-    var root = this.svg.getScreenCTM && this.svg.getScreenCTM();
-    if (m && root) { // the bbox in the root's viewBox coordinates
-      var t = root.inverse().multiply(m);
-      b = { x: b.x * t.a + b.y * t.c + t.e, y: b.x * t.b + b.y * t.d + t.f, width: b.width * t.a, height: b.height * t.d };
-    }
-    var v = this.view;
-    if (b.x >= v.x && b.y >= v.y && b.x + b.width <= v.x + v.w && b.y + b.height <= v.y + v.h) { return; }
-    this.set(b.x + b.width / 2 - v.w / 2, b.y + b.height / 2 - v.h / 2, v.w, v.h);
-  };
-
-  Graph.prototype.stepTarget = function (nodeId) {
-    var self = this;
-    if (this.stepped) { this.mark(this.stepped, STEP, false); }
-    var g = nodeId != null ? this.items[nodeId] || null : null;
-    this.stepped = g;
-    if (!g) { return null; }
-    this.mark(g, STEP, true);
-    this.reveal(g);
-    // Bring the first source line into view inside its own scroll box only (never scroll the page).
-    var first = this.linesOf(g)[0];
-    var scroller = first && first.closest(".tv-scroll");
-    if (scroller && first.closest("details") && first.closest("details").open) {
-      var top = first.getBoundingClientRect().top - scroller.getBoundingClientRect().top + scroller.scrollTop;
-      if (top < scroller.scrollTop || top > scroller.scrollTop + scroller.clientHeight - 24) {
-        scroller.scrollTop = Math.max(0, top - scroller.clientHeight / 3);
-      }
-    }
-    return self.items[nodeId];
-  };
-
-  function graphFor(fid) {
-    if (!fid) { return null; }
-    if (graphs[fid]) { return graphs[fid]; }
-    var node = document.getElementById(fid);
-    var figure = node && (node.tagName.toLowerCase() === "figure" ? node : node.closest("figure.tv-figure"));
-    if (!figure) { return null; }
-    return figure.id && graphs[figure.id] ? graphs[figure.id] : null;
-  }
+  var tv = window.tensorviz;
+  var all = tv.all;
+  var el = tv.el;
+  var graphs = tv.graphs;
+  var graphFor = tv.graphFor;
 
   // ------------------------------------------------------------------------------------------------
   // Guided tours
@@ -363,7 +106,9 @@
         var reveal = graph.figure.querySelector("details.tv-reveal");
         if (reveal && !reveal.open) { reveal.open = true; }
       }
-      graph.stepTarget(li.getAttribute("data-visible") || li.getAttribute("data-target"));
+      // the node itself once a reader has opened its module, else the box that holds it
+      var target = li.getAttribute("data-target");
+      graph.stepTarget(target && graph.items[target] ? target : li.getAttribute("data-visible") || target);
     };
     if (reducedMotion() || !user) { apply(); } else { this.timer = setTimeout(apply, 150); }
   };
@@ -455,93 +200,12 @@
     });
   });
 
-  // ------------------------------------------------------------------------------------------------
-  // Expand and collapse modules in place. The build pre-draws the graph with each collapsed module
-  // opened (<template class="tv-graph-variant" data-expands="module">); the script swaps views.
-
-  function Expander(figure) {
-    var self = this;
-    this.figure = figure;
-    this.variants = {};
-    all(figure, "template.tv-graph-variant").forEach(function (t) {
-      self.variants[t.getAttribute("data-expands")] = t;
-    });
-    var svg = figure.querySelector("svg.tv-graph");
-    this.defaultMarkup = svg ? svg.outerHTML : "";
-    this.expanded = null;
-    this.decorate();
-    figure.addEventListener("click", function (e) {
-      var control = e.target.closest ? e.target.closest("[data-tv-toggle]") : null;
-      if (!control || !figure.contains(control)) { return; }
-      e.preventDefault();
-      self.toggle(control.getAttribute("data-tv-toggle"));
-    });
-    figure.addEventListener("keydown", function (e) {
-      var control = e.target.closest ? e.target.closest("[data-tv-toggle]") : null;
-      if (!control || (e.key !== " " && !(e.key === "Enter" && control.tagName.toLowerCase() === "g"))) { return; }
-      e.preventDefault();
-      self.toggle(control.getAttribute("data-tv-toggle"));
-    });
-  }
-
-  // Turn the module boxes of the current view into buttons that say what they do.
-  Expander.prototype.decorate = function () {
-    var self = this;
-    var svg = this.figure.querySelector("svg.tv-graph");
-    if (!svg) { return; }
-    function control(g, id, expanded) {
-      var target = g.querySelector("a") || g;
-      if (target === g) { g.setAttribute("tabindex", "0"); }
-      target.setAttribute("role", "button");
-      target.setAttribute("aria-expanded", expanded ? "true" : "false");
-      target.setAttribute("aria-label", (expanded ? "Collapse module " : "Expand module ") + id);
-      target.setAttribute("data-tv-toggle", id);
-    }
-    all(svg, "g.tv-node.tv-collapsed[data-node]").forEach(function (g) {
-      var id = g.getAttribute("data-node");
-      if (self.variants[id]) { control(g, id, false); }
-    });
-    if (this.expanded) {
-      var open = svg.querySelector('g.tv-cluster[data-node="' + cssEscape(this.expanded) + '"]');
-      if (open) { control(open, this.expanded, true); }
-    }
-  };
-
-  Expander.prototype.toggle = function (id) {
-    var opening = this.expanded !== id && !!this.variants[id];
-    var markup = opening ? this.variants[id].innerHTML : this.defaultMarkup;
-    this.expanded = opening ? id : null;
-    this.swap(markup);
-    var again = this.figure.querySelector('[data-tv-toggle="' + cssEscape(id) + '"]');
-    if (again) { again.focus(); }
-  };
-
-  Expander.prototype.swap = function (markup) {
-    var figure = this.figure;
-    var svg = figure.querySelector("svg.tv-graph");
-    var holder = svg.parentNode;
-    var box = svg.closest(".tv-scroll") || holder;
-    // a shallow copy of the scroll box drops the old view's listeners; its children move over
-    var fresh = box.cloneNode(false);
-    while (box.firstChild) { fresh.appendChild(box.firstChild); }
-    box.parentNode.replaceChild(fresh, box);
-    holder.innerHTML = markup;
-    var bar = figure.querySelector(".tv-zoom");
-    if (bar) { bar.parentNode.removeChild(bar); }
-    var key = figure.id;
-    graphs[key] = new Graph(figure);
-    this.decorate();
-  };
-
-  function cssEscape(text) {
-    return window.CSS && CSS.escape ? CSS.escape(text) : String(text).replace(/["\\]/g, "\\$&");
-  }
-
   function init() {
     all(document, "figure.tv-figure").forEach(function (figure, k) {
       if (!figure.querySelector("svg.tv-graph")) { return; }
-      graphs[figure.id || "tv-figure-" + k] = new Graph(figure);
-      if (figure.id && figure.querySelector("template.tv-graph-variant")) { new Expander(figure); }
+      graphs[figure.id || "tv-figure-" + k] = new tv.Graph(figure);
+      var data = figure.querySelector(".tv-graph-data[data-src]");
+      if (figure.id && data) { new tv.Composer(figure, data); }
     });
     all(document, "section.tv-steps, div.tv-steps").forEach(function (section) {
       var s = new Stepper(section);

@@ -1,0 +1,239 @@
+"""Issue 13, cases 1 and 5 and the file modes: the store survives, and lesson code cannot use it.
+
+Real builds: a store that cannot be written (figures are drawn from memory with a located
+warning, exit 0); lesson code that writes junk and a forged artifact for another page into the
+store (set aside, never read); lesson code that looks for the build's secrets in its
+environment and for the source folder in its working directory; files written 0644.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import Build, artifact_files, load_artifacts, run_sphinx, snapshot, store_dir
+from hostile_util import (
+    assert_store_valid,
+    heatmap_page,
+    located,
+    make_project,
+    no_warnings_for,
+    nothing_left_behind,
+)
+from sphinx_tensorviz.store.hashing import digest
+
+FIRST = heatmap_page("import numpy as np\n\nresult = np.array([[1.0, 2.0], [3.0, 4.0]])", "First")
+SECOND = heatmap_page("import numpy as np\n\nresult = np.array([[5.0, 6.0], [7.0, 8.0]])", "Second")
+BROKEN = heatmap_page("raise ValueError('broken on purpose')", "Broken")
+
+
+# ------------------------------------------------------------------------------------------------
+# case 1: a store that cannot be written
+# ------------------------------------------------------------------------------------------------
+def _freeze(folder: Path) -> bool:
+    """Make ``folder`` unwritable, even for root (``chattr +i``); ``False`` if this system cannot."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        return True
+    if shutil.which("chattr") is None:
+        return False
+    return subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode == 0
+
+
+def _thaw(folder: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(folder)], capture_output=True)
+    else:
+        folder.chmod(0o755)
+
+
+@pytest.fixture(params=["with-failures-folder", "artifacts-only"])
+def frozen_store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A project built once (one artifact stored), whose store is then unwritable: with its local
+    ``failures/`` folder (also unwritable), or as committed (artifacts only, no lock file)."""
+    src = make_project(tmp_path / "src", {"first": FIRST})
+    assert run_sphinx(src).statuscode == 0
+    folders = [store_dir(src), store_dir(src) / "failures"]
+    if request.param == "artifacts-only":
+        shutil.rmtree(folders.pop())
+    frozen = [f for f in folders if _freeze(f)]
+    if len(frozen) != len(folders):
+        for folder in frozen:
+            _thaw(folder)
+        pytest.skip("cannot make a folder unwritable for root here (no chattr +i on this file system)")
+    try:
+        yield src
+    finally:
+        for folder in frozen:
+            _thaw(folder)
+
+
+def test_an_unwritable_store_draws_new_figures_from_memory(frozen_store: Path) -> None:
+    src = frozen_store
+    before = snapshot(src)
+    (src / "second.md").write_text(SECOND, "utf-8")
+    (src / "broken.md").write_text(BROKEN, "utf-8")
+    (src / "index.md").write_text("# Hostile\n\n```{toctree}\nfirst\nsecond\nbroken\n```\n", "utf-8")
+    build = run_sphinx(src)
+    assert build.statuscode == 0, build.warnings
+    assert "Traceback" not in build.warnings + build.status
+    located(build, src, "second", "store", "cannot write to the artifact store", "shown from memory",
+            "not stored")
+    page = build.html("second")
+    assert "<svg" in page and ">8<" in page  # the new figure, with its values, from memory
+    no_warnings_for(build, src, "first")  # the stored one is drawn from the store as before
+    assert "<svg" in build.html("first")
+    records = [r for r in build.tensorviz_warnings() if str(src / "broken.md") in r]
+    assert any("[tensorviz.execution]" in r and "broken on purpose" in r for r in records), records
+    assert any("[tensorviz.store]" in r and "failure record" in r for r in records), records
+    assert "broken on purpose" in build.html("broken")
+    assert snapshot(src) == before  # nothing was written, nothing half-written
+    assert not [w for w in build.tensorviz_warnings() if "cannot check" in w]
+    assert_store_valid(src)
+    nothing_left_behind()
+
+
+# ------------------------------------------------------------------------------------------------
+# case 5: lesson code that writes into the store
+# ------------------------------------------------------------------------------------------------
+def _attacker(store: Path, forged: Path, victim: str) -> str:
+    """Lesson code that writes junk, a non-artifact, a forged artifact of another page and a failure record."""
+    return heatmap_page(
+        "import pathlib\nimport numpy as np\n\n"
+        f"store = pathlib.Path({str(store)!r})\n"
+        "(store / 'junk.txt').write_text('junk')\n"
+        f"(store / '{'0' * 64}.json').write_text('{{}}')\n"
+        f"(store / '{victim}.json').write_text(pathlib.Path({str(forged)!r}).read_text())\n"
+        "(store / 'failures' / 'x.json').write_text('{}')\n"
+        "result = np.eye(2)", "Attacker")
+
+
+@pytest.fixture(scope="module")
+def tampered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build, str]:
+    """Build the victim once; delete its artifact; build again with an attacker page that forges it."""
+    src = make_project(tmp_path_factory.mktemp("tamper") / "src", {"a_victim": SECOND}, "tensorviz_workers = 1\n")
+    assert run_sphinx(src).statuscode == 0
+    (victim_hash,) = artifact_files(src)
+    forged = json.loads(artifact_files(src)[victim_hash].read_text("utf-8"))
+    forged["data"]["values"] = [[666.0, 666.0], [666.0, 666.0]]  # a valid artifact: the request still hashes right
+    assert digest(forged["request"]) == victim_hash
+    artifact_files(src)[victim_hash].unlink()
+    forged_file = src.parent / "forged.json"
+    forged_file.write_text(json.dumps(forged, indent=2), "utf-8")
+    (src / "z_attacker.md").write_text(_attacker(store_dir(src), forged_file, victim_hash), "utf-8")
+    (src / "index.md").write_text("# Hostile\n\n```{toctree}\na_victim\nz_attacker\n```\n", "utf-8")
+    return src, run_sphinx(src), victim_hash
+
+
+def test_files_written_into_the_store_are_set_aside_with_a_located_warning(
+        tampered: tuple[Path, Build, str]) -> None:
+    src, build, victim_hash = tampered
+    assert build.statuscode == 0, build.warnings
+    records = [r for r in build.tensorviz_warnings() if "[tensorviz.store]" in r]
+    for name in ("junk.txt", f"{'0' * 64}.json", f"{victim_hash}.json", "failures/x.json"):
+        assert any(f"{name} (new) was not written by a build" in r for r in records), (name, records)
+    assert all(r.startswith(f"{src / 'z_attacker.md'}:") for r in records), records
+    quarantined = {p.name for p in (store_dir(src) / "failures" / "quarantine").rglob("*") if p.is_file()}
+    assert {"junk.txt", f"{victim_hash}.json", "x.json"} <= quarantined
+
+
+def test_a_forged_artifact_is_never_drawn(tampered: tuple[Path, Build, str]) -> None:
+    src, build, victim_hash = tampered
+    page = build.html("a_victim")
+    assert ">8<" in page and "666" not in page
+    assert load_artifacts(src)[victim_hash]["data"]["values"] == [[5.0, 6.0], [7.0, 8.0]]
+    assert_store_valid(src)
+    nothing_left_behind()
+
+
+def test_a_concurrent_writer_through_the_store_is_not_mistaken_for_lesson_code(tmp_path: Path) -> None:
+    """Writes that go through the store (another build, ``tensorviz execute``) are in its ledger."""
+    from sphinx_tensorviz.store.artifacts import ArtifactStore
+    from sphinx_tensorviz.store.guard import list_store, set_aside_intruders
+
+    src = make_project(tmp_path / "src", {"first": FIRST})
+    assert run_sphinx(src).statuscode == 0
+    store = ArtifactStore(store_dir(src))
+    before = list_store(store)
+    (artifact_hash,) = artifact_files(src)
+    artifact = json.loads(artifact_files(src)[artifact_hash].read_text("utf-8"))
+    store.delete_artifact(artifact_hash)
+    store.write_artifact({**artifact, "generatedAt": "2030-01-01T00:00:00+00:00"})  # as a concurrent build would
+    store.write_failure("f" * 64, {"subtype": "execution", "message": "m"})
+    with store.lock():
+        assert set_aside_intruders(store, before) == []
+    (store.root / "sneaky.json").write_text("{}")
+    with store.lock():
+        assert [i.name for i in set_aside_intruders(store, before)] == ["sneaky.json"]
+
+
+# ------------------------------------------------------------------------------------------------
+# the worker's environment and folder; file modes
+# ------------------------------------------------------------------------------------------------
+SNOOP = heatmap_page(
+    "import os\nimport numpy as np\n\n"
+    "print('ENV', sorted(os.environ))\n"
+    "print('SECRET', os.environ.get('TENSORVIZ_SECRET'), os.environ.get('PYTHONSTARTUP'))\n"
+    "print('CWD', os.getcwd())\n"
+    "print('TMP', __import__('tempfile').gettempdir())\n"
+    "print('LISTING', sorted(os.listdir('.')))\n"
+    "open('left-behind.txt', 'w').write('x')\n"
+    "result = np.eye(2)", "Snoop")
+
+
+@pytest.fixture(scope="module")
+def snooped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Build, str]]:
+    src = make_project(tmp_path_factory.mktemp("env") / "src", {"snoop": SNOOP, "broken": BROKEN})
+    startup = src.parent / "startup.py"
+    startup.write_text("print('STARTUP RAN')\n")
+    saved = {k: os.environ.get(k) for k in ("TENSORVIZ_SECRET", "PYTHONSTARTUP", "XLA_FLAGS", "OMP_PROC_BIND")}
+    os.environ.update(TENSORVIZ_SECRET="hunter2-secret", PYTHONSTARTUP=str(startup), OMP_PROC_BIND="false")
+    try:
+        build = run_sphinx(src)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    (artifact,) = [a for a in load_artifacts(src).values() if "SECRET" in a["stdout"]]
+    yield src, build, artifact["stdout"]
+
+
+def test_the_builds_secrets_stay_behind(snooped: tuple[Path, Build, str]) -> None:
+    src, build, stdout = snooped
+    assert build.statuscode == 0, build.warnings
+    assert "hunter2-secret" not in stdout and "hunter2-secret" not in build.html("snoop")
+    assert "SECRET None None" in stdout
+    assert "STARTUP RAN" not in stdout
+    assert "'OMP_PROC_BIND'" in stdout  # what the frameworks read is still passed on
+    assert "'TENSORVIZ_SECRET'" not in stdout
+
+
+def test_the_worker_runs_in_a_private_folder_that_is_removed(snooped: tuple[Path, Build, str]) -> None:
+    src, build, stdout = snooped
+    cwd = next(line for line in stdout.splitlines() if line.startswith("CWD ")).split(" ", 1)[1]
+    tmp = next(line for line in stdout.splitlines() if line.startswith("TMP ")).split(" ", 1)[1]
+    assert Path(cwd).name == "work" and Path(cwd).parent.name.startswith(f"tensorviz-job-{os.getpid()}-")
+    assert Path(tmp).parent == Path(cwd).parent
+    assert Path(cwd).parent.parent == Path(tempfile.gettempdir())
+    assert "LISTING []" in stdout  # not the source folder
+    assert not Path(cwd).parent.exists()
+    assert not (src / "left-behind.txt").exists()
+    nothing_left_behind()
+
+
+def test_artifacts_and_failure_records_are_readable_by_others(snooped: tuple[Path, Build, str]) -> None:
+    src, _, _ = snooped
+    files = list(artifact_files(src).values()) + list((store_dir(src) / "failures").glob("*.json"))
+    assert len(files) == 2  # the artifact of "snoop" and the failure of "broken"
+    for path in files:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, (path.name, oct(path.stat().st_mode))
