@@ -55,6 +55,19 @@ def pool_problem(enabled: bool, sandbox: str) -> str | None:
     return None
 
 
+def open_pool(backends: set[str], enabled: bool, sandbox: str, python: str, environment_for: EnvironmentFor,
+              startup_timeout: float) -> WorkerPool | None:
+    """Warm parents for ``backends``, or ``None`` where each job must run alone (said at ``-v``)."""
+    problem = pool_problem(enabled, sandbox)
+    if problem:
+        if enabled:
+            logger.verbose("tensorviz: one worker process per job: %s", problem)
+        return None
+    if shutil.which(python) is None:
+        return None  # each job reports the missing interpreter
+    return WorkerPool(python, backends, environment_for, startup_timeout)
+
+
 class ForkedWorker:
     """A job's child in a pool, as the runner sees it: a pid to wait for, kill and release."""
 

@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from sphinx.util import logging
-
 from .caches import cache_environment, cache_mounts
 from .determinism import worker_environment
 from .limits import Limits, LimitExceeded, check_data_size, check_result_size
@@ -47,10 +45,8 @@ from .processes import (
     make_job_dir,
     remove_stale_job_dirs,
 )
-from .pool import ForkedWorker, WorkerPool, pool_problem
+from .pool import ForkedWorker, WorkerPool, open_pool
 from .sandbox import sandbox_command
-
-logger = logging.getLogger("sphinx_tensorviz")
 
 _TAIL_LINES = 12
 _TAIL_BYTES = 64 * 1024
@@ -105,7 +101,9 @@ def run_jobs(
         return outcomes
     remove_stale_job_dirs()
     with adopting_orphans() as before:
-        warm = _open_pool(jobs, settings)
+        warm = open_pool({str(job.get("backend")) for job in jobs.values()}, settings.pool, settings.sandbox,
+                         settings.python, lambda token, folder: _environment(settings, token, folder),
+                         settings.timeout)
         try:
             with ThreadPoolExecutor(max_workers=max(1, settings.workers)) as threads:
                 futures: list[Future[Outcome]] = [
@@ -119,19 +117,6 @@ def run_jobs(
                 warm.close()
             kill_all(adopted_orphans(before), again=lambda: adopted_orphans(before))
     return outcomes
-
-
-def _open_pool(jobs: dict[str, dict[str, Any]], settings: RunSettings) -> WorkerPool | None:
-    """Warm parents for the backends of ``jobs``, or ``None`` where each job must run alone (said at -v)."""
-    problem = pool_problem(settings.pool, settings.sandbox)
-    if problem:
-        if settings.pool:
-            logger.verbose("tensorviz: one worker process per job: %s", problem)
-        return None
-    if shutil.which(settings.python) is None:
-        return None  # each job reports the missing interpreter
-    return WorkerPool(settings.python, {str(job.get("backend")) for job in jobs.values()},
-                      lambda token, folder: _environment(settings, token, folder), settings.timeout)
 
 
 #: Variables a worker inherits: what Python, the frameworks and the network stack need, and no more.
