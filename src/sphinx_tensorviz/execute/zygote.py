@@ -107,7 +107,6 @@ class Zygote:
                 return False  # the build closed the pool
             self.start(json.loads(message), fds)
         self.report_exits()
-        self.kill_orphans()
         for pid, conn in list(self.jobs.items()):
             if conn in readable:
                 self.release(pid)
@@ -212,6 +211,7 @@ class Zygote:
             os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
+        self.kill_orphans()  # what the job orphaned came to us when its child (their subreaper) ended
 
     def stop_all(self) -> None:
         for pid in list(self.jobs):
