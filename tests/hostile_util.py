@@ -17,15 +17,9 @@ from pathlib import Path
 
 from conftest import Build, directive_lines, store_dir, warning_records
 from sphinx_tensorviz.execute.processes import TEMP_PREFIX
+from test_hardening import CONF  # the same small project settings as the hardening pins
 from sphinx_tensorviz.store.artifacts import ArtifactStore
 
-CONF = '''\
-project = "tensorviz hostile"
-extensions = ["myst_parser", "sphinx_tensorviz"]
-exclude_patterns = ["_build", "tensorviz_artifacts"]
-tensorviz_workers = 2
-tensorviz_timeout = 60
-'''
 
 
 def make_project(dest: Path, pages: dict[str, str], conf_extra: str = "",

@@ -20,14 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Build, artifact_files, load_artifacts, run_sphinx, snapshot, store_dir
-from hostile_util import (
-    assert_store_valid,
-    heatmap_page,
-    located,
-    make_project,
-    no_warnings_for,
-    nothing_left_behind,
-)
+from hostile_util import assert_store_valid, heatmap_page, located, make_project, no_warnings_for, nothing_left_behind
 from sphinx_tensorviz.store.hashing import digest
 
 FIRST = heatmap_page("import numpy as np\n\nresult = np.array([[1.0, 2.0], [3.0, 4.0]])", "First")
@@ -237,3 +230,24 @@ def test_artifacts_and_failure_records_are_readable_by_others(snooped: tuple[Pat
     assert len(files) == 2  # the artifact of "snoop" and the failure of "broken"
     for path in files:
         assert stat.S_IMODE(path.stat().st_mode) == 0o644, (path.name, oct(path.stat().st_mode))
+
+
+def test_two_concurrent_builds_are_not_mistaken_for_lesson_code(tmp_path: Path) -> None:
+    """Two real builds of one project at the same time, on a cold store: each sees the other's
+    writes appear while its own jobs run; the ledger tells them apart from intruders."""
+    import sys
+
+    pages = {f"p{n}": heatmap_page(f"import time\nimport numpy as np\n\ntime.sleep(0.3)\nresult = np.eye({n + 2})",
+                                   f"Page {n}") for n in range(6)}
+    src = make_project(tmp_path / "src", pages)
+    builds = [subprocess.Popen([sys.executable, "-m", "sphinx", "-q", "-b", "html", "-d", str(tmp_path / f"d{n}"),
+                                str(src), str(tmp_path / f"out{n}")], stderr=subprocess.PIPE, text=True)
+              for n in range(2)]
+    for build in builds:
+        _, errors = build.communicate(timeout=300)
+        assert build.returncode == 0, errors
+        assert "[tensorviz." not in errors, errors
+    assert len(artifact_files(src)) == 6
+    assert not (store_dir(src) / "failures" / "quarantine").exists()
+    assert_store_valid(src)
+    nothing_left_behind()

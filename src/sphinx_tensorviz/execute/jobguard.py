@@ -78,7 +78,9 @@ def main(argv: list[str]) -> int:
     if not _done.acquire(blocking=False):  # the build died meanwhile: abandon() is exiting
         threading.Event().wait()
     kill_all(job_left_overs(token), again=lambda: job_left_overs(token))
-    if select.select([fd], [], [], 0)[0]:  # readable means end of file: the build died meanwhile
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    if poller.poll(0):  # readable (or hung up) means end of file: the build died meanwhile
         shutil.rmtree(job_dir, ignore_errors=True)
     if status < 0:  # killed by a signal: die the same way, so the build reports it the same way
         signal.signal(-status, signal.SIG_DFL)

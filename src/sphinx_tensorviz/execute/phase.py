@@ -17,7 +17,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
-from ..config import Settings, settings
+from ..config import Settings, app_of, settings
 from ..read.collector import all_requests, catalogues_of, failing_claims_of, requests_of, trusted_of
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.guard import list_store
@@ -28,6 +28,7 @@ from .limits import Limits
 from .request import ExecutionRequest
 from .runner import Outcome, run_jobs, run_settings
 from .safeguards import check_store_untouched, limit_raised, report_notes, sandbox_refused, write_or_hold
+from .sweep_check import SWEEP_CHECK, sweep_job_points
 
 logger = logging.getLogger("sphinx_tensorviz")
 
@@ -68,16 +69,18 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
     if to_run and sandbox_refused(conf.sandbox):
         to_run = {}
     outcomes: dict[str, Outcome] = {}
-    if to_run:
+    # two stages: cross-sweep checks read the stored values of the points the first stage computes
+    for stage in (False, True):
+        jobs = {h: job for h, r in to_run.items()
+                if (r.directive == SWEEP_CHECK) == stage and (job := job_for(r, env, store)) is not None}
+        if not jobs:
+            continue
         before = list_store(store)
-        outcomes = run_jobs(
-            {h: job_for(r, env) for h, r in to_run.items()},
-            run_settings(conf),
-            progress=lambda items, n: _progress(app, items, n, to_run),
-        )
-        check_store_untouched(store, before, outcomes, to_run)
-        for content_hash, outcome in sorted(outcomes.items()):
+        ran = run_jobs(jobs, run_settings(conf), progress=lambda items, n: _progress(app, items, n, to_run))
+        check_store_untouched(store, before, ran, to_run)
+        for content_hash, outcome in sorted(ran.items()):
             _store_outcome(store, to_run[content_hash], outcome, environment)
+        outcomes.update(ran)
     stored = {h: store.read_artifact(h) for h in first}
     failing = failing_claims_of(env)
     failing.clear()
@@ -116,8 +119,10 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
     return environment.retry_reason(failure) is not None or limit_raised(failure, Limits.from_settings(conf))
 
 
-def job_for(request: ExecutionRequest, env: BuildEnvironment) -> dict[str, Any]:
-    """The worker's job document for ``request``."""
+def job_for(request: ExecutionRequest, env: BuildEnvironment,
+            store: ArtifactStore | None = None) -> dict[str, Any] | None:
+    """The worker's job document for ``request``; ``None`` for a cross-sweep check while a point of
+    its sweep has no stored artifact (nothing to check yet)."""
     srcdir = Path(env.srcdir).resolve()
     job: dict[str, Any] = {
         "directive": request.directive,
@@ -130,6 +135,12 @@ def job_for(request: ExecutionRequest, env: BuildEnvironment) -> dict[str, Any]:
         "entry": request.entry,
         "srcdir": str(srcdir),
     }
+    if request.directive == SWEEP_CHECK:
+        store = store or ArtifactStore(settings(app_of(env)).store_dir, trusted_of(env))
+        points = sweep_job_points(request.inputs, store.read_artifact)
+        if points is None:
+            return None
+        job["sweepPoints"] = points
     if request.inline_code is not None:
         doc = Path(env.doc2path(request.docname))
         job.update(inlineCode=request.inline_code, inlineName=f"{doc}:{request.lineno}",

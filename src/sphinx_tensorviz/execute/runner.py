@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import select
 import shutil
 import signal
 import subprocess
@@ -289,18 +290,30 @@ def _exceeded(limits: Limits, name: Any) -> dict[str, Any]:
 
 
 def _wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait until the worker exits (``True``) or ``timeout`` passes, without reaping it.
+    """Wait until the job guard exits (``True``) or ``timeout`` passes, without reaping it.
 
     Not reaping keeps its pid (and so its session id) from being reused while the
-    job's other processes are looked up and killed.
+    job's other processes are looked up and killed. A pidfd wakes us the moment it
+    exits; without one (not Linux 5.3+), poll.
     """
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    if pidfd is not None:
+        try:
+            poller = select.poll()  # not select.select: a busy build may hold descriptors above 1024
+            poller.register(pidfd, select.POLLIN)
+            return bool(poller.poll(timeout * 1000))
+        finally:
+            os.close(pidfd)
     deadline = time.monotonic() + timeout
     pause = 0.005
     while True:
         try:
             if os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
                 return True
-        except (AttributeError, ChildProcessError):  # no waitid (not Linux): wait and reap
+        except (AttributeError, ChildProcessError):  # no waitid either: wait and reap
             try:
                 process.wait(max(0.0, deadline - time.monotonic()))
                 return True
@@ -344,7 +357,7 @@ def _checked_result(result: Any) -> dict[str, Any]:
         raise ValueError("not a result document")
     if result["ok"]:
         data, environment = result.get("data"), result.get("environment")
-        if not isinstance(data, dict) or data.get("kind") not in ("heatmap", "graph"):
+        if not isinstance(data, dict) or data.get("kind") not in ("heatmap", "graph", "sweep-check"):
             raise ValueError("no data of a known kind")
         if not isinstance(environment, dict) or not all(isinstance(environment.get(k), str)
                                                         for k in ("backend", "python", "framework")):

@@ -34,6 +34,7 @@ from .graph_run import run_checks, run_graph
 from .limits import LimitExceeded, Limits, TailBuffer, check_graph_nodes, check_heatmap_cells, check_result_size
 from .processes import PR_SET_PDEATHSIG, prctl
 from .results import BadResult, heatmap_data
+from .sweep_check import SWEEP_CHECK, run_sweep_check
 
 
 def run_heatmap(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
@@ -51,6 +52,7 @@ def run_heatmap(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]
 RUNNERS: dict[str, Callable[[types.ModuleType, dict[str, Any]], dict[str, Any]]] = {
     "tv-heatmap": run_heatmap,
     "tv-graph": run_graph,
+    SWEEP_CHECK: run_sweep_check,
 }
 
 

@@ -23,9 +23,11 @@ from ..execute.request import INLINE, ExecutionRequest
 from ..store.hashing import sha256_text
 from ..warnings_ import Subtype, warn
 from . import options as opt
+from .choices import choices_option, merge_choices
 from .collector import add_request
 from .nodes import tensorviz_figure
 from .sources import SourceError, local_imports, resolve_inside
+from .sweep import build_sweep, sweep_option
 
 Converter = Callable[[str | None], Any]
 
@@ -38,6 +40,8 @@ COMMON_OPTIONS: dict[str, Converter] = {
     "inputs": opt.yaml_mapping,
     "title": opt.text,
     "prediction": opt.text,
+    "choices": choices_option,
+    "choices-check": opt.python_name,
     "alt": opt.text,
     "description": opt.text,
     "lesson": opt.text,
@@ -75,7 +79,10 @@ class ExecutedDirective(SphinxDirective):
     #: options that change the result (hashed with the code)
     result_options: ClassVar[tuple[str, ...]] = ()
     #: options that change only the picture (renderer hash)
-    render_options: ClassVar[tuple[str, ...]] = ("title", "prediction", "alt", "description")
+    render_options: ClassVar[tuple[str, ...]] = ("title", "prediction", "choices", "choices-check", "alt",
+                                                 "description")
+    #: where ``:sweep:`` puts a point's values (see :func:`.sweep.build_sweep`)
+    sweep_target: ClassVar[str] = "inputs"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -93,8 +100,18 @@ class ExecutedDirective(SphinxDirective):
         except (ValueError, SourceError) as exc:
             subtype = Subtype.source if isinstance(exc, SourceError) else Subtype.option
             return [self.problem(str(exc), subtype)]
-        add_request(self.env, request)
-        return [self.figure_node(values, request=request)]
+        if "sweep" not in values:
+            if "sweep-checks" in values:
+                return [self.problem(":sweep-checks: needs a :sweep:", Subtype.option)]
+            add_request(self.env, request)
+            return [self.figure_node(values, request=request)]
+        try:
+            sweep = build_sweep(request, values["sweep"], values.get("sweep-checks"), self.sweep_target)
+        except ValueError as exc:
+            return [self.problem(f":sweep: {exc}", Subtype.option)]
+        for each in sweep.requests():
+            add_request(self.env, each)
+        return [self.figure_node(values, request=sweep.points[0].request, sweep=sweep)]
 
     def figure_node(self, values: dict[str, Any], **attributes: Any) -> tensorviz_figure:
         """The placeholder node, with its page-unique id, classes, source line and ``:name:``."""
@@ -113,6 +130,7 @@ class ExecutedDirective(SphinxDirective):
                 values[name] = specs[name](raw)
             except ValueError as exc:
                 raise ValueError(f":{name}: {exc}") from None
+        merge_choices(values)
         return values
 
     def problem(self, message: str, subtype: Subtype) -> nodes.Element:
@@ -190,6 +208,8 @@ class HeatmapDirective(ExecutedDirective):
         "diverging": directives.flag,
         "colormap": opt.colormap,
         "checks": opt.name_list,
+        "sweep": sweep_option,
+        "sweep-checks": opt.name_list,
     }
     result_options = ("rows", "columns", "unit", "diverging", "checks")
     render_options = (*ExecutedDirective.render_options, "colormap")

@@ -15,6 +15,7 @@ from ..warnings_ import Subtype
 from . import options as opt
 from .directives import Converter, ExecutedDirective
 from .sources import SourceError, resolve_inside
+from .sweep import sweep_option
 
 DIAGRAM_KEYS = ("panel",)
 
@@ -33,8 +34,10 @@ class GraphDirective(ExecutedDirective):
         "checks": opt.name_list,
         "show-source": directives.flag,
         "diagram": directives.unchanged_required,
+        "sweep": sweep_option,
     }
     render_options = (*ExecutedDirective.render_options, "depth", "expand", "show-source")
+    sweep_target = "model_args"
 
     def run(self) -> list[nodes.Node]:
         if "diagram" in self.options or ("model" not in self.options and "source" not in self.options):
@@ -47,6 +50,8 @@ class GraphDirective(ExecutedDirective):
             values["source"], values["function"] = values.pop("model")
         elif "source" in values and "function" not in values:
             raise ValueError("name the model with :model: path/to/file.py:ClassName")
+        if "sweep" in values and "choices-check" in values:
+            raise ValueError(":choices-check: is not available on a swept tv-graph (no check runs across its points)")
         values.setdefault("backend", "torch")
         values["show-source"] = "show-source" in values
         return values
@@ -64,6 +69,8 @@ class GraphDirective(ExecutedDirective):
     def run_diagram(self) -> list[nodes.Node]:
         try:
             values = super().converted_options()
+            if "sweep" in values:
+                raise ValueError(":sweep: needs a traced model (:model:), not an authored diagram")
             diagram = self.load_diagram(values)
         except (ValueError, SourceError) as exc:
             subtype = Subtype.source if isinstance(exc, SourceError) else Subtype.option

@@ -9,12 +9,15 @@ table, all as plain docutils nodes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from docutils import nodes
 
+from .choices import answers, choices_form, choices_list
 from .html_nodes import scroll_region, tv_html_caption, tv_html_figure, tv_html_reveal, tv_html_scroll
-from .latex import tv_latex_graphic
+from .latex import tv_latex_graphic, tv_latex_grid
 from .parts import FigureParts
 from .svg import ID_TOKEN
 
@@ -28,8 +31,28 @@ def prediction_node(prediction: str) -> nodes.paragraph:
     return para
 
 
-def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prediction: str | None,
+@dataclass(frozen=True)
+class Prompt:
+    """What the reader is asked before the figure: a question, maybe with choices to commit to."""
+
+    prediction: str | None = None
+    choices: list[dict[str, Any]] | None = None
+    confirmation: str | None = None  #: what the choices' check says about the marked answer
+
+    def before(self) -> list[nodes.Node]:
+        """The question and the lettered choices, for every builder."""
+        if not self.prediction:
+            return []
+        return [prediction_node(self.prediction), *([choices_list(self.choices)] if self.choices else [])]
+
+    def answer(self) -> list[nodes.Node]:
+        """The answer and the explanation of each choice, shown with the figure."""
+        return [answers(self.choices, self.confirmation)] if self.choices and self.prediction else []
+
+
+def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: Prompt,
                 footer: str) -> nodes.Element:
+    prediction = prompt.prediction
     figure = tv_html_figure(ids=[figure_id], classes=classes)
     svg = parts.svg.replace(ID_TOKEN, figure_id)
     picture: nodes.Element = tv_html_scroll(label=f"Figure: {parts.title}") if parts.wide else nodes.container(
@@ -42,8 +65,12 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], predicti
     ]
     body: list[nodes.Node] = [picture, *extras, _scrolling(parts.details, parts.title)]
     if prediction:
-        figure += prediction_node(prediction)
+        figure.extend(prompt.before())
+        if prompt.choices:
+            form = choices_form(prompt.choices, prediction)
+            figure += nodes.raw("", form.astext().replace(ID_TOKEN, figure_id), format="html")
         reveal = tv_html_reveal(summary=REVEAL_SUMMARY)
+        reveal.extend(prompt.answer())
         reveal.extend(body)
         figure += reveal
     else:
@@ -63,30 +90,36 @@ def _scrolling(details: list[nodes.Node], title: str) -> nodes.Element:
     return box
 
 
-def latex_figure(parts: FigureParts, outdir: Path, filename: str, prediction: str | None,
+def latex_figure(parts: FigureParts, outdir: Path, filename: str, prompt: Prompt,
                  footer: str) -> nodes.Element:
     box = nodes.container(classes=["tv-figure"])
-    if prediction:
-        box += prediction_node(prediction)
-    if parts.draw_pdf is not None:
+    box.extend(prompt.before())
+    if parts.pdf_grid:
+        names = [f"{Path(filename).stem}-{n}.pdf" for n in range(len(parts.pdf_grid))]
+        for name, (_caption, draw) in zip(names, parts.pdf_grid):
+            if not (outdir / name).exists():
+                draw(outdir / name)
+        box += tv_latex_grid(filenames=names, captions=[caption for caption, _ in parts.pdf_grid])
+    elif parts.draw_pdf is not None:
         target = outdir / filename
         if not target.exists():
             parts.draw_pdf(target)
         box += tv_latex_graphic(filename=filename)
     box += nodes.paragraph("", "", nodes.strong("", parts.title))
+    box.extend(prompt.answer())
     box.extend(parts.details)
     box += nodes.paragraph("", footer, classes=["tv-provenance"])
     return box
 
 
-def plain_figure(parts: FigureParts, prediction: str | None, footer: str) -> nodes.Element:
+def plain_figure(parts: FigureParts, prompt: Prompt, footer: str) -> nodes.Element:
     box = nodes.container(classes=["tv-figure"])
-    if prediction:
-        box += prediction_node(prediction)
+    box.extend(prompt.before())
     para = nodes.paragraph()
     para += nodes.strong("", f"Figure: {parts.title}. ")
     para += nodes.Text(parts.alt)
     box += para
+    box.extend(prompt.answer())
     box.extend(parts.details)
     box += nodes.paragraph("", footer, classes=["tv-provenance"])
     return box

@@ -29,7 +29,9 @@ def link_assets(app: Sphinx, pagename: str, templatename: str, context: dict[str
                 doctree: nodes.document | None) -> None:
     if doctree is not None and any(True for _ in doctree.findall(_uses_tensorviz)):
         app.add_css_file("tensorviz/tensorviz.css")
+        app.add_css_file("tensorviz/tensorviz-explore.css")  # sweeps and choices
         # deferred scripts run in order: shared helpers and module frames, graphs, then the page
         app.add_js_file("tensorviz/tensorviz-compose.js", loading_method="defer")
         app.add_js_file("tensorviz/tensorviz-graph.js", loading_method="defer")
         app.add_js_file("tensorviz/tensorviz.js", loading_method="defer")
+        app.add_js_file("tensorviz/tensorviz-explore.js", loading_method="defer")  # sweeps and choices

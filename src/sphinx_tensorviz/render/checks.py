@@ -7,10 +7,10 @@ from typing import Any
 from docutils import nodes
 
 
-def checks_list(checks: list[dict[str, Any]]) -> nodes.Element:
+def checks_list(checks: list[dict[str, Any]], heading: str = "Verified claims (run with this execution)") -> nodes.Element:
     """Verified claims with a visible pass/fail word (never colour or a symbol alone)."""
     box = nodes.container(classes=["tv-checks"])
-    box += nodes.paragraph("", "", nodes.strong("", "Verified claims (run with this execution)"))
+    box += nodes.paragraph("", "", nodes.strong("", heading))
     bullets = nodes.bullet_list()
     for check in checks:
         mark = "passed" if check["passed"] else "FAILED"

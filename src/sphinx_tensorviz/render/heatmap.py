@@ -9,7 +9,7 @@ from docutils import nodes
 
 from .cache import artifact_key
 from .checks import checks_list
-from .colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT
+from .colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT, Scale
 from .describe import fmt, heatmap_alt, heatmap_long_description
 from .heatmap_svg import heatmap_svg
 from .latex import heatmap_pdf
@@ -22,9 +22,11 @@ def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_has
     colormap = render.get("colormap") or (DIVERGING_DEFAULT if data["diverging"] else SEQUENTIAL_DEFAULT)
     title = render.get("title") or (f"Heatmap of {data['unit']}" if data["unit"] else "Heatmap")
     alt = render.get("alt") or heatmap_alt(data)
-    svg = ctx.cache.svg(
-        artifact_key(artifact), renderer_hash, partial(heatmap_svg, data, title=title, alt=alt, colormap=colormap)
-    )
+    # a sweep shares one colour scale across its points (``render["scale"]``: [low, high])
+    limits = tuple(render["scale"]) if render.get("scale") else None
+    scale = Scale(colormap, limits[0], limits[1], data["diverging"]) if limits else None
+    svg = ctx.cache.svg(artifact_key(artifact), renderer_hash,
+                        partial(heatmap_svg, data, title=title, alt=alt, colormap=colormap, scale=scale))
     details: list[nodes.Node] = []
     if render.get("description"):
         details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
@@ -40,6 +42,6 @@ def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_has
         alt=alt,
         svg=svg,
         details=details,
-        draw_pdf=lambda path: heatmap_pdf(data, path, title, colormap),
+        draw_pdf=lambda path: heatmap_pdf(data, path, title, colormap, limits),
         wide=len(cols) > 10,
     )

@@ -25,10 +25,12 @@ def _width(label: str) -> float:
     return len(label) * CHAR_W
 
 
-def heatmap_svg(data: dict[str, Any], *, title: str, alt: str, colormap: str | None) -> str:
-    """The SVG markup; ids use :data:`svg.ID_TOKEN` as their prefix."""
+def heatmap_svg(data: dict[str, Any], *, title: str, alt: str, colormap: str | None,
+                scale: Scale | None = None) -> str:
+    """The SVG markup; ids use :data:`svg.ID_TOKEN` as their prefix. ``scale``: a colour scale
+    shared with other figures (a sweep), instead of one fitted to this data."""
     values, rows, cols = data["values"], data["rows"], data["columns"]
-    scale = make_scale(values, data["diverging"], colormap)
+    scale = scale or make_scale(values, data["diverging"], colormap)
     show_values = len(cols) <= 12 and len(rows) <= 24
     rotate = max(_width(c) for c in cols) > CELL_W - 4
     left = PAD + max(_width(r) for r in rows) + 8

@@ -22,8 +22,30 @@ def _visit(self: LaTeXTranslator, node: nodes.Element) -> None:
     raise nodes.SkipNode
 
 
-def heatmap_pdf(data: dict[str, Any], path: Path, title: str, colormap: str) -> None:
-    """Draw the heatmap with a labelled colour bar; no timestamp, so the PDF is reproducible."""
+class tv_latex_grid(nodes.General, nodes.Element):  # noqa: N801
+    """PDFs side by side, three to a row, each with its caption: ``filenames``, ``captions``."""
+
+
+GRID_COLUMNS = 3
+
+
+def _visit_grid(self: LaTeXTranslator, node: nodes.Element) -> None:
+    cells = [
+        r"\begin{minipage}[t]{0.31\linewidth}\centering\includegraphics[width=\linewidth,keepaspectratio]{%s}"
+        r"\\{\small %s}\end{minipage}" % (name, self.encode(caption))
+        for name, caption in zip(node["filenames"], node["captions"])
+    ]
+    rows = [" & ".join(cells[k:k + GRID_COLUMNS]) for k in range(0, len(cells), GRID_COLUMNS)]
+    columns = min(GRID_COLUMNS, len(cells))
+    self.body.append("\n\\begin{center}\\begin{tabular}{%s}\n%s\n\\end{tabular}\\end{center}\n"
+                     % ("c" * columns, " \\\\[1ex]\n".join(rows)))
+    raise nodes.SkipNode
+
+
+def heatmap_pdf(data: dict[str, Any], path: Path, title: str, colormap: str,
+                limits: tuple[float, float] | None = None) -> None:
+    """Draw the heatmap with a labelled colour bar; no timestamp, so the PDF is reproducible.
+    ``limits``: the ends of a colour scale shared with other figures (a sweep)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -32,7 +54,9 @@ def heatmap_pdf(data: dict[str, Any], path: Path, title: str, colormap: str) -> 
 
     values = data["values"]
     flat = [v for row in values for v in row]
-    if data["diverging"]:
+    if limits is not None:
+        norm = Normalize(*limits)
+    elif data["diverging"]:
         limit = max(abs(v) for v in flat) or 1.0
         norm = Normalize(-limit, limit)
     else:
@@ -61,6 +85,7 @@ def copy_style(app: Sphinx) -> None:
 
 def setup_latex_nodes(app: Sphinx) -> None:
     app.add_node(tv_latex_graphic, latex=(_visit, None))
+    app.add_node(tv_latex_grid, latex=(_visit_grid, None))
     app.add_latex_package("sphinxtensorviz")
     app.connect("builder-inited", copy_style)
 

@@ -22,11 +22,13 @@ from ..execute.request import ExecutionRequest
 from ..read.collector import lessons_of, trusted_of
 from ..read.lesson_directive import tensorviz_catalogue, tensorviz_lesson
 from ..read.nodes import tensorviz_figure
+from ..read.sweep import Sweep
 from ..read.steps_directive import tensorviz_activations, tensorviz_step, tensorviz_steps
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.hashing import digest
 from ..warnings_ import Subtype, warn
-from .assemble import html_figure, latex_figure, plain_figure
+from .assemble import Prompt, html_figure, latex_figure, plain_figure
+from .choices import confirmation_of
 from .bidi import isolate_text_nodes
 from .cache import RenderCache
 from .downloads import downloads_list, write_downloads
@@ -35,6 +37,8 @@ from .graph import diagram_footer, diagram_parts, graph_parts
 from .heatmap import heatmap_parts
 from .lesson import catalogue, lesson_footer, lesson_header, write_thumbnail
 from .parts import FigureParts
+from .sweep import sweep_parts
+from .sweep_figures import per_point, point_figure_id, switcher
 from .svg import ID_TOKEN
 from .tour import GraphOnPage, activations_figure, steps_figure
 
@@ -69,6 +73,7 @@ class RenderFigures(SphinxPostTransform):
         scripted = builder.format == "html" and not builder.name.startswith("epub")
         ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir),
                             Path(builder.outdir) if scripted else None, builder.get_target_uri(self.env.docname))
+        self.swept_graphs: dict[str, tuple[str, Sweep] | None] = {}  # graph name -> (figure id, sweep)
         graphs = self.graphs_on_page(store)
         markers = self.tour_markers(graphs)
         html = self.builder.format == "html"
@@ -81,7 +86,7 @@ class RenderFigures(SphinxPostTransform):
             tour.replace_self(_isolated(steps_figure(tour, graph, html)) if graph else [])
         for strips in list(self.document.findall(tensorviz_activations)):
             graph = self.graph_for(strips, graphs, "tv-activations")
-            strips.replace_self(_isolated(activations_figure(strips, graph, html, ctx.cache)) if graph else [])
+            strips.replace_self(_isolated(self.activations(strips, graph, store, ctx, html)) if graph else [])
         self.lesson_pages(store, ctx)
         for node in list(self.document.findall(tensorviz_figure)):
             node.replace_self(_isolated(self.figure(node, store, ctx, conf.mode, markers)))
@@ -151,11 +156,32 @@ class RenderFigures(SphinxPostTransform):
             artifact = store.read_artifact(request.content_hash)
             usable = artifact if isinstance(artifact, dict) and not data_size_problem(artifact["data"], self.limits) \
                 else None  # the figure itself says why it is not drawn
+            # a swept graph: tours and links go to its first point's figure
+            figure_id = node["figure_id"] if node.get("sweep") is None else point_figure_id(node["figure_id"], 0)
             for name in node["names"]:
                 found[name] = usable and GraphOnPage(
-                    node["figure_id"], usable, request.render.get("depth", 2), tuple(request.render.get("expand", ()))
+                    figure_id, usable, request.render.get("depth", 2), tuple(request.render.get("expand", ()))
                 )
+                self.swept_graphs[name] = (node["figure_id"], node["sweep"]) if node.get("sweep") else None
         return found
+
+    def activations(self, strips: tensorviz_activations, graph: GraphOnPage, store: ArtifactStore,
+                    ctx: RenderContext, html: bool) -> nodes.Node:
+        """Activation strips; for a swept graph one set per point, following the graph's controls."""
+        owner = self.swept_graphs.get(strips["graph"])
+        if owner is None:
+            return activations_figure(strips, graph, html, ctx.cache)
+        graph_id, sweep = owner
+
+        def draw(copy: nodes.Element, number: int) -> nodes.Node:
+            found = store.read_artifact(sweep.points[number].request.content_hash)
+            if not isinstance(found, dict):  # the graph's own figure warns about it
+                return nodes.paragraph("", "This point has not been computed.")
+            point = GraphOnPage(point_figure_id(graph_id, number), found, graph.depth, graph.expand)
+            return activations_figure(copy, point, html, ctx.cache)
+
+        return switcher(strips["figure_id"], [], sweep, per_point(strips, sweep, draw), html,
+                        follows=graph_id)
 
     def graph_for(self, node: nodes.Element, graphs: dict[str, GraphOnPage | None], what: str) -> GraphOnPage | None:
         name = node["graph"]
@@ -172,8 +198,15 @@ class RenderFigures(SphinxPostTransform):
         if request is None:  # an authored diagram: nothing was executed
             render = node["render"]
             parts = diagram_parts(node["diagram"], render, ctx.cache)
-            return self.layout(node, parts, render.get("prediction") or node["diagram"].get("prediction"),
+            return self.layout(node, parts, self.prompt(node, {"prediction": node["diagram"].get("prediction"),
+                                                               **render}, None),
                                diagram_footer(node["diagram"]), "tv-diagram", f"diagram-{node['figure_id']}")
+        if node.get("sweep") is not None and request.directive == "tv-graph":
+            figures = per_point(node, node["sweep"], lambda copy, _: self.figure(copy, store, ctx, mode, markers))
+            return switcher(node["figure_id"], node["ids"], node["sweep"], figures, self.builder.format == "html",
+                            prompt=self.prompt(node, request.render, None))
+        if node.get("sweep") is not None:
+            return self.swept(node, node["sweep"], store, ctx, mode)
         found = store.read_artifact(request.content_hash)
         if isinstance(found, StoreProblem) or found is None:
             return self.missing(node, request, store, mode, found)
@@ -195,19 +228,54 @@ class RenderFigures(SphinxPostTransform):
             if not check["passed"]:
                 warn(f"{request.directive}: claim failed: {check['description']}"
                      + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
-        return self.layout(node, parts, request.render.get("prediction"), provenance_line(found),
+        return self.layout(node, parts, self.prompt(node, request.render, found.get("checks", [])),
+                           provenance_line(found),
                            request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
 
-    def layout(self, node: tensorviz_figure, parts: FigureParts, prediction: str | None, footer: str,
+    def swept(self, node: tensorviz_figure, sweep: Sweep, store: ArtifactStore, ctx: RenderContext,
+              mode: str) -> nodes.Node:
+        """A figure with ``:sweep:``: every point's artifact, and the cross-sweep check's."""
+        artifacts = []
+        for point in sweep.points:
+            found = store.read_artifact(point.request.content_hash)
+            if not isinstance(found, dict):
+                return self.missing(node, point.request, store, mode, found)
+            artifacts.append(found)
+        check, problem = None, None
+        if sweep.check is not None:
+            found = store.read_artifact(sweep.check.content_hash)
+            if isinstance(found, dict):
+                check = found
+            else:  # warns like a missing figure; the points are still shown
+                problem = self.missing(node, sweep.check, store, mode, found).astext()
+        rendering = sweep_parts(sweep, artifacts, check, problem, ctx)
+        for message, subtype in rendering.warnings:
+            warn(message, subtype, location=node)
+        first = sweep.points[0].request
+        footer = f"{len(artifacts)} recorded runs, one per point (hashes listed with each); the first: " \
+                 + provenance_line(artifacts[0])
+        key = digest({"points": [p.request.content_hash for p in sweep.points], "renderer": first.renderer_hash})
+        prompt = self.prompt(node, first.render, check["checks"] if check else None)
+        return self.layout(node, rendering.parts, prompt, footer, first.directive, key[:24])
+
+    def prompt(self, node: tensorviz_figure, render: dict[str, Any], checks: list[dict[str, Any]] | None) -> Prompt:
+        """The question before the figure; warns when ``:choices-check:`` does not confirm the marked answer."""
+        confirmation, problem = confirmation_of(render.get("choices-check"), checks or [])
+        if problem and checks is not None:
+            warn(f"{node['request'].directive if node['request'] else 'tv-graph'}: {problem}", Subtype.claim,
+                 location=node)
+        return Prompt(render.get("prediction"), render.get("choices"), confirmation)
+
+    def layout(self, node: tensorviz_figure, parts: FigureParts, prompt: Prompt, footer: str,
                kind: str, key: str) -> nodes.Node:
         """Place the parts for the current builder's format."""
         fmt = self.builder.format
         if fmt == "html":
-            figure = html_figure(parts, node["figure_id"], [*node["classes"], kind], prediction, footer)
+            figure = html_figure(parts, node["figure_id"], [*node["classes"], kind], prompt, footer)
         elif fmt == "latex":
-            figure = latex_figure(parts, Path(self.builder.outdir), f"tensorviz-{key}.pdf", prediction, footer)
+            figure = latex_figure(parts, Path(self.builder.outdir), f"tensorviz-{key}.pdf", prompt, footer)
         else:
-            figure = plain_figure(parts, prediction, footer)
+            figure = plain_figure(parts, prompt, footer)
         figure["ids"] = [node["figure_id"], *node["ids"]]
         figure["names"] = node["names"]
         for number, table in enumerate(figure.findall(nodes.table)):

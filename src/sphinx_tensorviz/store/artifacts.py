@@ -78,6 +78,8 @@ def schema_errors(artifact: Any) -> list[str]:
 
 def consistency_errors(data: dict[str, Any]) -> list[str]:
     """What JSON Schema cannot say: shapes agree, references resolve, numbers are finite."""
+    if data["kind"] == "sweep-check":
+        return []  # parameter values and point hashes only; the schema says all there is to say
     if data["kind"] == "heatmap":
         values = data["values"]
         width = len(values[0])
@@ -267,18 +269,24 @@ class ArtifactStore:
         with open(ledger, "a", encoding="utf-8") as handle:
             handle.write(line)
 
-    def ledger_size(self) -> int:
+    def ledger_mark(self) -> tuple[int, int]:
+        """Where the ledger ends now: (inode, size); see :meth:`written_since`."""
         try:
-            return (self.root / "failures" / LEDGER).stat().st_size
+            stat = (self.root / "failures" / LEDGER).stat()
         except OSError:
-            return 0
+            return (0, 0)
+        return (stat.st_ino, stat.st_size)
 
-    def written_since(self, offset: int) -> set[tuple[str, str]]:
-        """(relative path, sha256) of every write noted in the ledger after byte ``offset``."""
+    def written_since(self, mark: tuple[int, int]) -> set[tuple[str, str]]:
+        """(relative path, sha256) of every write noted in the ledger after ``mark``.
+
+        A ledger that was replaced meanwhile (shortened, so a new inode) is read whole.
+        """
+        inode, offset = mark
         try:
             with open(self.root / "failures" / LEDGER, encoding="utf-8") as handle:
-                size = handle.seek(0, os.SEEK_END)
-                handle.seek(offset if offset <= size else 0)  # shrunk meanwhile: read it all
+                stat = os.fstat(handle.fileno())
+                handle.seek(offset if stat.st_ino == inode and offset <= stat.st_size else 0)
                 lines = handle.read().splitlines()
         except OSError:
             return set()

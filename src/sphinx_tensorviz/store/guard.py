@@ -26,10 +26,10 @@ QUARANTINE = "failures/quarantine"
 
 @dataclass(frozen=True)
 class StoreListing:
-    """What the store held when jobs started: path -> (mtime_ns, size, inode), and the ledger's length."""
+    """What the store held when jobs started: path -> (mtime_ns, size, inode), and where its ledger ended."""
 
     files: dict[str, tuple[int, int, int]]
-    ledger_size: int
+    ledger_mark: tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Intruder:
 
 
 def list_store(store: ArtifactStore) -> StoreListing:
-    return StoreListing(_files(store.root), store.ledger_size())
+    return StoreListing(_files(store.root), store.ledger_mark())
 
 
 def set_aside_intruders(store: ArtifactStore, before: StoreListing) -> list[Intruder]:
@@ -51,7 +51,7 @@ def set_aside_intruders(store: ArtifactStore, before: StoreListing) -> list[Intr
 
     Call with the store lock held, so no concurrent build is half-way through a write.
     """
-    legit = store.written_since(before.ledger_size)
+    legit = store.written_since(before.ledger_mark)
     found: list[Intruder] = []
     for name, signature in sorted(_files(store.root).items()):
         old = before.files.get(name)
