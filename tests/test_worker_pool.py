@@ -55,6 +55,14 @@ print("parent command", open(f"/proc/{os.getppid()}/cmdline").read().replace("\\
 result = [[3.0]]
 '''
 
+DETERMINISM = '''
+import sys, torch
+switched_on = torch.are_deterministic_algorithms_enabled()
+inductor_before = "torch._inductor.config" in sys.modules
+import torch._inductor.config as inductor
+result = [[float(switched_on), float(inductor_before), float(inductor.deterministic)]]
+'''
+
 CRASH = '''
 import os, signal
 print("parent", os.getppid(), "pid", os.getpid())
@@ -166,6 +174,15 @@ def test_a_pooled_job_is_a_child_of_the_warm_parent_not_of_a_job_guard(tmp_path:
     assert run_sphinx(src, "html").summary == (1, 0, 0)
     ((artifact,),) = [list(load_artifacts(src).values())]
     assert "sphinx_tensorviz.execute.zygote numpy" in artifact["stdout"] and "jobguard" not in artifact["stdout"]
+
+
+def test_torch_jobs_are_deterministic_without_importing_inductor_and_inductor_agrees(tmp_path: Path) -> None:
+    """Seeding switches deterministic algorithms on without the seconds of importing Inductor; code
+    that imports it later (torch.compile) still finds Inductor's deterministic flag set."""
+    src = make_project(tmp_path / "src", {"det": heatmap_page(DETERMINISM, "Deterministic", ":backend: torch")})
+    assert run_sphinx(src, "html").summary == (1, 0, 0)
+    ((artifact,),) = [list(load_artifacts(src).values())]
+    assert artifact["data"]["values"] == [[1.0, 0.0, 1.0]]
 
 
 def test_the_pool_falls_back_where_it_cannot_keep_its_guarantees() -> None:

@@ -43,11 +43,9 @@ from typing import Any
 
 from .processes import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, children_of, job_processes, kill_all, prctl
 
-#: what each backend's zygote imports before it forks (never a call that starts a device);
-#: ``torch._inductor.config`` is what ``torch.use_deterministic_algorithms`` (every job's seeding)
-#: imports, pulling in Dynamo and Inductor: seconds per job if each child imported it again
+#: what each backend's zygote imports before it forks (never a call that starts a device)
 PRELOAD = {
-    "torch": ("torch", "torch._inductor.config"),
+    "torch": ("torch",),
     "jax": ("jax", "jax.numpy"),
     "numpy": (),
 }
