@@ -60,8 +60,10 @@ def test_equations_become_op_nodes_with_shapes(nodes):
     assert (first["op"], first["kind"], first["parent"]) == ("dot_general", "layer", "block.ffn")
     assert first["outputs"] == [{"shape": [3, 8], "dtype": "float32"}]
     assert nodes["dot_general@block.ffn#1"]["outputs"] == [{"shape": [3, 4], "dtype": "float32"}]
-    silu = nodes["silu@block.ffn#0"]  # a nested jit drawn as one op named after the function
-    assert (silu["op"], silu["params"]) == ("silu", {"call": "jit"})
+    silu = nodes["block.ffn.silu"]  # jax.nn.silu (a jitted library function) is a collapsible group
+    assert (silu["kind"], silu["group"], silu["op"], silu["parent"]) == ("module", "function", "silu", "block.ffn")
+    assert silu["definedAt"]["file"].endswith("jax/_src/nn/functions.py")
+    assert {n["op"] for n in nodes.values() if n["parent"] == "block.ffn.silu"} == {"logistic", "mul"}
     assert nodes["add@block#0"]["parent"] == "block"
     assert nodes["sqrt@head.norm#0"]["outputs"] == [{"shape": [3, 1], "dtype": "float32"}]
     assert nodes["div@root#0"]["parent"] is None
@@ -72,7 +74,7 @@ def test_equations_become_op_nodes_with_shapes(nodes):
 
 def test_source_lines_point_at_the_calls(nodes):
     lines = Path(THIS_FILE).read_text(encoding="utf-8").splitlines()
-    expected = {"dot_general@block.ffn#0": "x @ w_up", "silu@block.ffn#0": "jax.nn.silu",
+    expected = {"dot_general@block.ffn#0": "x @ w_up", "block.ffn.silu": "jax.nn.silu",
                 "dot_general@block.ffn#1": "hidden @ w_down", "add@block#0": "x + out",
                 "sqrt@head.norm#0": "jnp.sqrt", "div@root#0": "residual / scale"}
     for node_id, text in expected.items():
@@ -95,7 +97,7 @@ def test_connections_form_a_dag_from_inputs_to_output(captured, nodes):
             reached.add(node)
             todo.extend(successors[node])
     assert "output" in reached
-    assert ("dot_general@block.ffn#0", "silu@block.ffn#0") in {
+    assert ("dot_general@block.ffn#0", "logistic@block.ffn.silu#0") in {
         (edge["source"], edge["target"]) for edge in captured["graph"]["connections"]}
 
 
@@ -106,7 +108,7 @@ def test_output_and_determinism(captured):
     assert json.loads(json.dumps(captured["graph"], allow_nan=False)) == captured["graph"]
 
 
-def test_jitted_helper_with_scopes_is_inlined():
+def test_jitted_helper_is_a_function_group_holding_its_scopes():
     @jax.jit
     def helper(z):
         with jax.named_scope("inner"):
@@ -118,6 +120,27 @@ def test_jitted_helper_with_scopes_is_inlined():
 
     graph = capture_jax_graph(outer, (jnp.ones((2, 2)),), THIS_FILE)["graph"]
     ids = [node["id"] for node in graph["layers"]]
-    assert "outer.inner" in ids and "tanh@outer.inner#0" in ids and "mul@outer.inner#0" in ids
+    assert {"outer.helper", "outer.helper.inner", "tanh@outer.helper.inner#0", "mul@outer.helper.inner#0"} <= set(ids)
+    group = next(node for node in graph["layers"] if node["id"] == "outer.helper")
+    assert (group["group"], group["parent"], "definedAt" in group) == ("function", "outer", False)
     edges = {(edge["source"], edge["target"]) for edge in graph["connections"]}
-    assert {("input", "tanh@outer.inner#0"), ("mul@outer.inner#0", "output")} <= edges
+    assert {("input", "tanh@outer.helper.inner#0"), ("mul@outer.helper.inner#0", "output")} <= edges
+
+
+def test_closed_over_weights_are_named_after_their_variables():
+    w_up = jnp.ones((4, 8)) / 8
+    tables = {"down": jnp.ones((8, 4)) / 4}
+
+    def mlp(x):
+        with jax.named_scope("up"):
+            h = jax.nn.gelu(x @ w_up)
+        return h @ tables["down"]
+
+    graph = capture_jax_graph(mlp, (jnp.ones((2, 4)),), THIS_FILE)["graph"]
+    nodes = {node["id"]: node for node in graph["layers"]}
+    assert (nodes["w_up"]["op"], nodes["w_up"]["parent"], nodes["w_up"]["outputs"][0]["shape"]) == \
+        ("Parameter", "up", [4, 8])
+    assert nodes["tables.down"]["op"] == "Parameter"
+    assert not [n for n in nodes.values() if n["op"] == "Constant"]
+    gelu = nodes["up.gelu"]
+    assert gelu["group"] == "function" and "x @ w_up" in Path(THIS_FILE).read_text().splitlines()[gelu["source"]["line"] - 1]

@@ -590,6 +590,7 @@ BAD_PAGES = {
     "badfill": ("bad_result", "'weird'"),
     "outside": ("source", "'../outside.py' is outside"),
     "checkpoint": ("bad_result", "no_such_layer"),
+    "unknownscope": ("bad_result", "no_such_scope; modules and groups that can be checkpointed: proj"),
 }
 
 
@@ -662,10 +663,10 @@ def test_failures_warn_again_on_a_warm_rebuild(bad: Build) -> None:
     before = {p.name: p.stat().st_mtime_ns for p in (bad.srcdir / "tensorviz_artifacts" / "failures").glob("*.json")}
     again = sphinx_build(bad.srcdir, bad.outdir, doctreedir=bad.doctreedir)
     subtypes = {Path(w.path).stem: w.kind for w in again.tensorviz()}
-    for page in ("raises", "nope", "badfill", "checkpoint"):
+    for page in ("raises", "nope", "badfill", "checkpoint", "unknownscope"):
         assert subtypes.get(page) == f"tensorviz.{BAD_PAGES[page][0]}", again.raw_warnings
     after = {p.name: p.stat().st_mtime_ns for p in (bad.srcdir / "tensorviz_artifacts" / "failures").glob("*.json")}
-    assert before == after and len(before) == 4
+    assert before == after and len(before) == 5
 
 
 def test_failed_claim_warns_again_on_a_warm_rebuild(bad: Build, tmp_path: Path) -> None:

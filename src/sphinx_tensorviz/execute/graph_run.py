@@ -7,6 +7,8 @@ from __future__ import annotations
 import inspect
 import math
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -35,22 +37,19 @@ def run_graph(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
         model = factory(**kwargs)
         if hasattr(model, "eval"):
             model.eval()
-        try:
+        with _checkpoint_errors():
             captured = capture_torch_graph(model, args, model_file, checkpoints=options.get("checkpoints") or [])
-        except ValueError as exc:
-            if "checkpoint" in str(exc):
-                raise BadResult(str(exc)) from None
-            raise
         checks = run_checks(module, options.get("checks") or [], model)
         heads = getattr(model, "heads", None) or _find_heads(model)
     else:
         from .capture.jax_graph import capture_jax_graph
 
         fn = factory(**kwargs)
-        captured = capture_jax_graph(fn, args, model_file)
-        captured.setdefault("activations", {})
+        with _checkpoint_errors():
+            captured = capture_jax_graph(fn, args, model_file, checkpoints=options.get("checkpoints") or [])
         checks = run_checks(module, options.get("checks") or [], fn)
-        heads = None
+        heads = getattr(fn, "heads", None) or getattr(fn, "num_heads", None)
+        heads = heads if isinstance(heads, int) else None
     output = to_numpy(captured["output"])
     if not np.isfinite(output).all():
         raise BadResult(f"the model output (shape {tuple(output.shape)}) has NaN or infinite values")
@@ -72,6 +71,17 @@ def output_record(value: Any, array: np.ndarray) -> dict[str, Any]:
     without storing a large tensor in a committed file."""
     return {"shape": list(array.shape), "dtype": dtype_name(value),
             "values": [float(v) for v in array.reshape(-1)[:OUTPUT_VALUES_LIMIT]]}
+
+
+@contextmanager
+def _checkpoint_errors() -> Iterator[None]:
+    """A checkpoint the capture cannot record is the lesson's mistake: a bad result, not a crash."""
+    try:
+        yield
+    except ValueError as exc:
+        if "checkpoint" in str(exc):
+            raise BadResult(str(exc)) from None
+        raise
 
 
 def activation_record(value: Any, token: int, heads: int | None) -> dict[str, Any]:

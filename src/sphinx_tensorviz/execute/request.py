@@ -19,6 +19,12 @@ RENDERER_VERSION = 1
 
 INLINE = "<inline>"
 
+#: Bumped whenever a backend's graph capture changes what a ``tv-graph`` artifact holds, so
+#: stale graphs are re-recorded. Hashed only from version 2 on, which leaves artifacts of an
+#: unchanged capture (version 1) valid. JAX 2: library module paths, named weights,
+#: function groups, checkpoints.
+CAPTURE_VERSIONS = {"torch": 1, "jax": 2}
+
 
 @dataclass(frozen=True)
 class ExecutionRequest:
@@ -52,6 +58,9 @@ class ExecutionRequest:
             "seed": self.seed,
             "options": self.options,
         }
+        capture = CAPTURE_VERSIONS.get(self.backend, 1)
+        if self.directive == "tv-graph" and capture > 1:
+            inputs["captureVersion"] = capture
         if self.versions is not None:
             inputs["versions"] = self.versions
         return inputs

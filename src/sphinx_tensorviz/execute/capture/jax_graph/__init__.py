@@ -1,0 +1,128 @@
+"""Record a JAX model (plain JAX, Flax NNX, Flax Linen or Equinox) as the graph schema of
+:mod:`..torch_graph`, via its jaxpr.
+
+``jax.make_jaxpr`` gives every primitive equation with its shapes; :mod:`.hook` names the
+equations while they are traced (module paths, function calls); :mod:`.names` finds the
+library's names for the closed-over weights; :mod:`.builder` walks the jaxpr into nodes and
+edges and evaluates it, which gives the output and the checkpoint activations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+
+from .builder import Builder
+from .hook import ScopeHook
+from .jaxpr import describe
+from .names import closed_over, is_nnx, module_types, parameter_names, with_prefixes
+
+__all__ = ["capture_jax_graph"]
+
+
+def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
+                      checkpoints: Sequence[str] = ()) -> dict[str, Any]:
+    """Trace ``fn(*args)`` and return ``{"graph", "output", "activations"}``.
+
+    ``graph`` has ``layers`` (input, module, op and output nodes) and ``connections``;
+    ``activations`` maps each name in ``checkpoints`` (a module path, function group or op
+    id) to the value it produced. One ``input`` node (``input``, ``input_1``...) is made
+    per array leaf of ``args``.
+
+    Raises ``ValueError`` naming the checkpoints that can be captured if one cannot.
+    """
+    roots = with_prefixes(closed_over(fn))
+    types = module_types()
+    hook = ScopeHook(fn, model_file, roots={id(obj): name for name, obj in roots if types and isinstance(obj, types)})
+    traced, state = _functional(fn, roots)
+    try:
+        with _library_scopes_off(), hook:
+            closed, shapes = jax.make_jaxpr(traced, return_shape=True)(state, *args)
+        names, sizes = parameter_names(roots)
+        recorded: list[Builder] = []
+
+        def record() -> tuple[list[Any], dict[str, Any]]:
+            builder = Builder(model_file, hook, names, checkpoints)
+            recorded.append(builder)
+            outputs = _walk(builder, closed, state, args)
+            builder.finish(sizes)
+            return outputs, builder.activations
+
+        # One compiled evaluation of the walked graph instead of one dispatch per equation.
+        outputs, activations = jax.jit(record)()
+        builder = recorded[0]
+    finally:
+        jax.clear_caches()  # the traced scopes must not stay in jit caches the lesson's checks reuse
+    missing = [name for name in checkpoints if name not in activations]
+    if missing:
+        available = sorted(node["id"] for node in builder.nodes if node["kind"] == "module")
+        raise ValueError(f"checkpoints produced no value: {', '.join(missing)}; "
+                         f"modules and groups that can be checkpointed: {', '.join(available) or 'none'}")
+    return {
+        "graph": {"layers": builder.nodes, "connections": builder.edges},
+        "output": jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), outputs),
+        "activations": {name: activations[name] for name in checkpoints},
+    }
+
+
+def _walk(builder: Builder, closed: Any, state: Any, args: tuple) -> list[Any]:
+    """Inputs, the jaxpr's equations and the output node; returns the output values."""
+    jaxpr = closed.jaxpr
+    held = len(jax.tree_util.tree_leaves(state))
+    builder.add_consts(jaxpr.invars[:held], jax.tree_util.tree_leaves(state))
+    for index, (var, value) in enumerate(zip(jaxpr.invars[held:], jax.tree_util.tree_leaves(args))):
+        node_id = "input" if index == 0 else f"input_{index}"
+        described = describe(var)
+        builder.add_node(node_id, "Input", "input", None, dict(described), None, [described])
+        builder.env[var] = node_id
+        builder.values[var] = value
+    builder.add_consts(jaxpr.constvars, closed.consts)
+    builder.walk(jaxpr, None, 0)
+    builder.add_node("output", "Output", "output", None, {}, None, [describe(var) for var in jaxpr.outvars])
+    builder.connect(builder.producers(jaxpr.outvars), "output")
+    return builder.values_of(jaxpr.outvars)
+
+
+def _functional(fn: Any, roots: list[tuple[str, Any]]) -> tuple[Callable[..., Any], Any]:
+    """``fn`` as a function of (held state, *args), with every Flax NNX model it uses lifted.
+
+    NNX refuses modules built outside a trace inside its transforms (``nnx.jit``, ``nnx.scan``),
+    so each NNX model (``fn`` itself, or one it closes over) is split into graph definition and
+    state; while tracing, the model object temporarily holds a copy merged inside the trace,
+    so ``fn`` runs unchanged. The state's arrays are the model's own: they keep their names.
+    """
+    nnx = sys.modules.get("flax.nnx")
+    models = [obj for _, obj in roots if is_nnx(obj)]
+    models = [m for m in models if not any(m is not other and _contains(nnx, other, m) for other in models)]
+    if not models:
+        return (lambda held, *args: fn(*args)), ()
+    splits = [nnx.split(model) for model in models]
+
+    def traced(held: Any, *args: Any) -> Any:
+        saved = [dict(model.__dict__) for model in models]
+        try:
+            for model, (graphdef, _), state in zip(models, splits, held):
+                model.__dict__.update(nnx.merge(graphdef, state).__dict__)
+            return fn(*args)
+        finally:
+            for model, attributes in zip(models, saved):
+                model.__dict__.clear()
+                model.__dict__.update(attributes)
+
+    return traced, [state for _, state in splits]
+
+
+def _contains(nnx: Any, outer: Any, inner: Any) -> bool:
+    return any(node is inner for _, node in nnx.iter_graph(outer))
+
+
+def _library_scopes_off() -> contextlib.AbstractContextManager[Any]:
+    """Linen opens its own ``jax.named_scope`` per module call; the hook names modules instead."""
+    linen_module = sys.modules.get("flax.linen.module")
+    if linen_module is None:
+        return contextlib.nullcontext()
+    return linen_module.override_named_call(False)

@@ -1,0 +1,191 @@
+"""Graph capture of models written with Flax NNX, Flax Linen and Equinox: the libraries' own
+module paths, parameter names and functions reach the graph, under jit, vmap, grad and scan.
+
+Real libraries, tiny models with random weights (tests/roots/test-graph-jaxlibs/models).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+jax = pytest.importorskip("jax")
+pytest.importorskip("flax")
+pytest.importorskip("equinox")
+jnp = jax.numpy
+
+from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph  # noqa: E402
+from test_graph_build import artifacts_by_function, copy_root, sphinx_build  # noqa: E402
+
+MODELS = Path(__file__).parent / "roots" / "test-graph-jaxlibs" / "models" / "jaxlibs.py"
+
+
+@pytest.fixture(scope="module")
+def models():
+    spec = importlib.util.spec_from_file_location("jaxlibs_models", MODELS)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def capture(fn, *shapes, checkpoints=()):
+    args = tuple(jax.random.normal(jax.random.PRNGKey(i), shape) for i, shape in enumerate(shapes))
+    captured = capture_jax_graph(fn, args, str(MODELS), checkpoints=checkpoints)
+    return captured, {node["id"]: node for node in captured["graph"]["layers"]}
+
+
+def modules(nodes):
+    return {i: n for i, n in nodes.items() if n["kind"] == "module" and "group" not in n}
+
+
+def test_nnx_paths_nest_and_repeated_layers_stay_apart(models):
+    captured, nodes = capture(models.nnx_mlp(), (3, 8), checkpoints=("layers.0", "layers.1.linear"))
+    found = modules(nodes)
+    assert {"layers.0", "layers.1", "layers.0.linear", "layers.1.out", "layers.1.norm", "head"} <= set(found)
+    assert (found["layers.1.linear"]["parent"], found["layers.1"]["parent"]) == ("layers.1", None)
+    assert found["layers.0.linear"]["op"] == "Linear" and found["layers.0"]["op"] == "Block"
+    kernel = nodes["layers.0.linear.kernel"]
+    assert (kernel["op"], kernel["parent"], kernel["outputs"][0]["shape"]) == ("Parameter", "layers.0.linear", [8, 16])
+    assert found["layers.0.linear"]["params"]["parameters"] == 8 * 16 + 16
+    assert not [n for n in nodes.values() if n["op"] == "Constant"]
+    gelu = nodes["layers.0.gelu"]
+    assert (gelu["group"], gelu["parent"]) == ("function", "layers.0")
+    assert gelu["definedAt"]["file"].endswith("jax/_src/nn/functions.py")
+    lines = MODELS.read_text("utf-8").splitlines()
+    assert "jax.nn.gelu" in lines[gelu["source"]["line"] - 1]
+    assert nodes["rms_scale"]["group"] == "function" and "definedAt" not in nodes["rms_scale"]
+    assert nodes["softmax"]["group"] == "function"
+    assert captured["activations"]["layers.0"].shape == (3, 8)
+    assert captured["activations"]["layers.1.linear"].shape == (3, 16)
+    # the checkpoint is the block's output: the input of the next block's norm
+    direct = models.nnx_mlp().layers[0](jax.random.normal(jax.random.PRNGKey(0), (3, 8)))
+    assert jnp.allclose(captured["activations"]["layers.0"], direct, atol=1e-5)
+
+
+def test_same_names_under_jit_vmap_and_grad(models):
+    plain = set(modules(capture(models.nnx_mlp(), (3, 8))[1]))
+    jitted = set(modules(capture(models.nnx_mlp_jit(), (3, 8))[1]))
+    model = models.nnx_mlp()
+    graded_capture, graded = capture(jax.grad(lambda x: model(x).sum()), (3, 8), checkpoints=("layers.1",))
+    assert plain == jitted == set(modules(graded)) and "layers.1.out" in plain
+    assert graded_capture["activations"]["layers.1"].shape == (3, 8)
+
+
+def test_scan_over_stacked_layers_is_drawn_once_marked_with_its_length(models):
+    captured, nodes = capture(models.eqx_scan(depth=3), (8,))
+    scans = [n for n in nodes.values() if n.get("group") == "scan"]
+    assert len(scans) == 1 and scans[0]["params"] == {"length": 3} and scans[0]["label"] == "scan x 3"
+    assert nodes["layers.linear"]["kind"] == "module"
+    chain = []
+    node = nodes["layers.linear"]
+    while node["parent"]:
+        chain.append(node["parent"])
+        node = nodes[node["parent"]]
+    assert scans[0]["id"] in chain
+    assert nodes["layers.linear.weight"]["outputs"][0]["shape"] == [3, 8, 8]
+    assert len([n for n in nodes.values() if n["op"] == "dot_general"]) == 1
+
+
+def test_linen_and_equinox_paths(models):
+    _, linen = capture(models.linen_mlp(), (2, 8), checkpoints=("Dense_1",))
+    assert {"Dense_0", "Dense_1", "Dense_2"} <= set(modules(linen))
+    assert linen["Dense_0.kernel"]["parent"] == "Dense_0" and linen["Dense_2.bias"]["outputs"][0]["shape"] == [3]
+    _, bound = capture(models.linen_bound(), (2, 8))
+    assert modules(bound)["Dense_0"]["params"]["parameters"] == 8 * 8 + 8
+    assert bound["Dense_1.kernel"]["op"] == "Parameter"
+    eqx_captured, eqx_nodes = capture(models.eqx_mlp(), (2, 8), checkpoints=("mlp.layers[1]",))
+    found = modules(eqx_nodes)
+    assert {"norm", "mlp", "mlp.layers[0]", "mlp.layers[1]", "mlp.layers[2]"} <= set(found)
+    assert found["mlp.layers[1]"]["parent"] == "mlp"
+    assert eqx_nodes["mlp.layers[0].weight"]["outputs"][0]["shape"] == [16, 8]
+    assert not [i for i in eqx_nodes if "eqx" in i or "vmap" in i]
+    assert eqx_captured["activations"]["mlp.layers[1]"].shape == (2, 16)
+
+
+def test_nnx_model_passed_to_nnx_jit_from_a_closure(models):
+    captured, nodes = capture(models.nnx_jit_argument(), (3, 8), checkpoints=("layers.1",))
+    assert {"layers.0.linear", "layers.1.out", "head"} <= set(modules(nodes))
+    assert nodes["layers.1.out.kernel"]["op"] == "Parameter"
+    assert captured["activations"]["layers.1"].shape == (3, 8)
+
+
+def test_library_attention_layers(models):
+    _, nnx_nodes = capture(models.nnx_attention(), (1, 5, 8))
+    assert {"attention", "attention.query", "attention.key", "attention.value", "attention.out"} \
+        == set(modules(nnx_nodes))  # jnp.einsum's own scopes are no boxes
+    _, eqx_nodes = capture(models.eqx_attention(), (5, 8), checkpoints=())
+    found = set(modules(eqx_nodes))
+    assert {"attention", "attention.query_proj", "attention.key_proj", "attention.output_proj"} <= found
+    assert all("BoundMethod" not in i and "__self__" not in i for i in eqx_nodes)
+    assert eqx_nodes["attention.query_proj.weight"]["parent"] == "attention.query_proj"
+
+
+def test_linen_scan_body_stays_in_its_scan_box(models):
+    _, nodes = capture(models.linen_scan(), (2, 8))
+    scan = next(n for n in nodes.values() if n.get("group") == "scan")
+    assert (scan["id"], scan["params"]) == ("blocks.scan", {"length": 3})
+    assert nodes["blocks.Dense_0"]["parent"] == "blocks.scan"
+    assert nodes["blocks.Dense_0.kernel"]["outputs"][0]["shape"] == [3, 8, 8]
+
+
+def test_unknown_checkpoint_names_the_ones_available(models):
+    with pytest.raises(ValueError, match=r"no_such.*layers\.0\.linear"):
+        capture(models.nnx_mlp(), (3, 8), checkpoints=("no_such",))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    srcdir = copy_root("test-graph-jaxlibs", tmp_path_factory)
+    return sphinx_build(srcdir, srcdir.parent / "html", fresh=True)
+
+
+def test_pages_build_clean_with_library_names_and_activations(built):
+    assert built.warnings == [], built.raw_warnings
+    artifacts = artifacts_by_function(built.srcdir)
+    expected = {"nnx_mlp": ("layers.1.linear", "layers.0"), "nnx_cnn": ("conv1", "conv1"),
+                "linen_mlp": ("Dense_1", "Dense_1"), "eqx_mlp": ("mlp.layers[1]", "mlp.layers[1]")}
+    for function, (module, checkpoint) in expected.items():
+        data = artifacts[function]["data"]
+        ids = {n["id"]: n for n in data["layers"]}
+        assert ids[module]["kind"] == "module", function
+        assert any(n["op"] == "Parameter" and n["parent"] for n in data["layers"]), function
+        assert data["activations"][checkpoint]["values"], function
+    assert [c["passed"] for c in artifacts["nnx_mlp"]["checks"]] == [True]
+    html = built.page("nnx-mlp")
+    assert "layers.0.linear" in html and "gelu" in html
+
+
+def test_a_module_method_called_by_the_module_is_a_function_group(models):
+    _, nodes = capture(models.nnx_attention_method(), (3, 8))
+    assert (nodes["scores"]["group"], nodes["scores"]["parent"]) == ("function", None)
+    assert nodes["scores.softmax"]["parent"] == "scores" and nodes["query"]["kind"] == "module"
+
+
+def test_downloaded_run_py_of_a_jax_graph_checks_its_output(built, tmp_path):
+    """The standalone script recomputes what it can without the package (the output); the JAX
+    checkpoints are `tensorviz verify`'s job, so they are not expected there."""
+    import shutil
+    import subprocess
+    import sys
+
+    folders = [p.parent for p in (built.outdir / "_tensorviz").glob("*/run.py")]
+    folder = next(f for f in folders if json.loads((f / "artifact.json").read_text("utf-8"))["request"]["function"]
+                  == "eqx_mlp")
+    copy = tmp_path / "run"
+    shutil.copytree(folder, copy)
+    done = subprocess.run([sys.executable, "run.py", "--check"], cwd=copy, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert '"output"' in done.stdout and "activations[" not in done.stdout
+
+
+def test_two_models_in_one_function_are_named_after_their_variables(models):
+    encoder, decoder = models.nnx_mlp(seed=0), models.nnx_mlp(seed=1)
+    _, nodes = capture(lambda x: decoder(encoder(x) @ jnp.ones((3, 8))), (3, 8))
+    assert {"encoder.layers.0.linear", "decoder.layers.1.out", "encoder.head"} <= set(modules(nodes))
+    assert nodes["decoder.head.kernel"]["parent"] == "decoder.head"
