@@ -26,8 +26,8 @@ PAGE = f"{FOLDER}/execution-times.html"
 
 def write_execution_times(app: Sphinx, exception: BaseException | None) -> None:
     """``build-finished``: write the report next to the HTML (only when its content changed)."""
-    if exception is not None or app.builder.format != "html":
-        return
+    if exception is not None or app.builder.format != "html" or app.builder.name.startswith("epub"):
+        return  # an e-book is packed before this event: the page would only be left in its folder
     requests = all_requests(app.env)
     rows = timings(requests, ArtifactStore(settings(app).store_dir)) if requests else []
     target = Path(app.outdir) / PAGE
