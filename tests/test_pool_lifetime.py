@@ -84,14 +84,17 @@ def test_the_sandbox_runs_one_process_per_job_and_cannot_write_the_compilation_c
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     cache = tmp_path / "cache" / "sphinx-tensorviz" / "jax"
     boxed = make_project(tmp_path / "boxed", {"plant": heatmap_page(PLANT, "Plant")}, 'tensorviz_sandbox = "bwrap"\n')
-    built = run_sphinx(boxed, "html")
+    built = run_sphinx(boxed, "html", verbosity=1)
     assert built.summary == (1, 0, 0), built.warnings
+    assert "one worker process per job: tensorviz_sandbox = 'bwrap'" in built.status  # said, at -v
     (artifact,) = load_artifacts(boxed).values()
     assert artifact["data"]["values"] == [[0.0]] and "threshold 1e9" in artifact["stdout"]
     assert not (cache / "planted").exists()
     # the same code outside the sandbox may write there: the check above is not vacuous
     open_ = make_project(tmp_path / "open", {"plant": heatmap_page(PLANT + "\n# open", "Plant")})
-    assert run_sphinx(open_, "html").summary == (1, 0, 0)
+    built = run_sphinx(open_, "html", verbosity=1)
+    assert built.summary == (1, 0, 0)
+    assert re.search(r"warm numpy pool: 1 job forked; its parent's peak memory \d+ MiB", built.status)
     (artifact,) = load_artifacts(open_).values()
     assert artifact["data"]["values"] == [[1.0]] and "threshold 0" in artifact["stdout"]
     assert (cache / "planted").exists()

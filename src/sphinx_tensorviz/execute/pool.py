@@ -185,8 +185,8 @@ class _Parent:
                 os.kill(pid, signal.SIGKILL)
             _, status, usage = os.wait4(pid, 0)
             self.process.returncode = os.waitstatus_to_exitcode(status)
-            logger.verbose("tensorviz: warm %s pool: %d jobs forked; its parent's peak memory %.0f MiB",
-                           self.backend, self.forked, usage.ru_maxrss / 1024)
+            logger.verbose("tensorviz: warm %s pool: %d job%s forked; its parent's peak memory %.0f MiB",
+                           self.backend, self.forked, "" if self.forked == 1 else "s", usage.ru_maxrss / 1024)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
