@@ -7,6 +7,7 @@ artifacts (cache-only: nothing executes); pages are opened through file:// URLs.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any, Iterator
@@ -389,7 +390,7 @@ def test_collapsed_module_expands_and_collapses_in_place(open_page: Any, site: P
     page = open_page(GRAPH_PAGE)
     _open_reveal(page)
     graph = "figure.tv-graph svg.tv-graph"
-    inside = f'{graph} g.tv-node[data-node^="mul@{module}"]'
+    inside = f'{graph} g.tv-node[data-node^="{module}.mul_"]'
     assert page.locator(inside).count() == 0
     toggle = page.locator(f'{graph} [data-tv-toggle="{module}"]')
     assert toggle.get_attribute("aria-expanded") == "false"
@@ -449,6 +450,16 @@ def hf_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_lessons(copy_root("graph-hf-llama", tmp / "src"), tmp / "html", tensorviz_execution_mode="auto")
 
 
+def _drawn_boxes(hf_site: Path, expand: tuple[str, ...]) -> int:
+    """How many boxes (not open-module frames) the stored graph has at depth 3 with ``expand`` open."""
+    from sphinx_tensorviz.render.graph_view import build_view
+
+    store = hf_site.parent / "src" / "tensorviz_artifacts"
+    graph = json.loads(next(store.glob("*.json")).read_text("utf-8"))["data"]
+    view = build_view(graph, depth=3, expand=expand)
+    return sum(1 for node_id in view.visible if not view.is_cluster(node_id))
+
+
 def _press_on(page: Page, module: str, key: str) -> None:
     """Focus a module's control and press ``key``, then wait for the picture to follow."""
     control = page.locator(f'{GRAPH} [data-tv-toggle="{module}"]')
@@ -486,7 +497,9 @@ def test_real_model_opens_three_modules_at_once_readable_by_keyboard_and_axe_cle
         assert page.locator(f'{GRAPH} g.tv-cluster[data-node="{module}"]').count() == 1
     assert page.locator(f'{GRAPH} g.tv-node[data-node="{HF_OPEN[0]}.q_proj"]').count() == 1
     after = page.evaluate(_GEOMETRY)
-    assert after["leaves"] > before["leaves"] + 20
+    # exactly the boxes the build's own view says (helper functions inside are drawn as collapsed groups)
+    assert (before["leaves"], after["leaves"]) == (_drawn_boxes(hf_site, ()), _drawn_boxes(hf_site, HF_OPEN))
+    assert after["leaves"] > before["leaves"] + 10
     assert after["overlaps"] == [] and after["outside"] == []
     assert after["minText"] >= 11
     assert after["scripts"] == 1 + len(HF_OPEN)  # the index and one small file per opened module
@@ -547,7 +560,7 @@ def test_tour_targets_take_an_id_or_the_label_as_drawn(hf_site: Path) -> None:
     html = (hf_site / HF_PAGE).read_text("utf-8")
     steps = dict(re.findall(r'data-step="([^"]+)" data-target="([^"]+)"', html))
     assert steps == {"by-id": "llama.model.layers.0.self_attn", "by-label": "llama.model.embed_tokens",
-                     "by-op-label": "arange@llama.model#0"}
+                     "by-op-label": "llama.model.arange_0"}
     ids = set(re.findall(r' id="([^"]+)"', html))
     targets = re.findall(r'<a class="tv-step-link[^"]*" href="#([^"]+)"', html)
     assert len(targets) == 3 and all(t in ids for t in targets)  # each step links to a drawn element
@@ -567,3 +580,19 @@ def test_without_javascript_a_big_graph_keeps_its_size_and_scrolls(browser: Any,
     context.close()
     assert found["scrolls"] and found["focusable"] and found["page"]  # scrolls in its own region
     assert found["minText"] >= 11
+
+
+def test_hovering_a_library_node_highlights_its_line_in_the_library_panel(browser: Any, hf_site: Path) -> None:
+    """Panels of several files number their lines alike: the highlight follows the node's file."""
+    context = _context(browser)
+    page = context.new_page()
+    page.goto((hf_site / HF_PAGE).as_uri())
+    page.wait_for_load_state("load")
+    node = page.locator(f'{GRAPH} g.tv-node[data-source-file="transformers/models/llama/modeling_llama.py"]').first
+    line = node.get_attribute("data-source-lines").split("-")[0]
+    node.hover()
+    lit = page.evaluate("""() => [...document.querySelectorAll('.tv-line.tv-hl-line')].map(
+        s => [s.closest('[data-file]').getAttribute('data-file'), s.dataset.line])""")
+    assert ["transformers/models/llama/modeling_llama.py", line] in lit
+    assert all(file == "transformers/models/llama/modeling_llama.py" for file, _ in lit)
+    context.close()

@@ -76,7 +76,7 @@ def capture(model, **kwargs):
 
 @pytest.fixture(scope="module")
 def captured(lesson):
-    return capture(make_model(lesson), checkpoints=("embedding", "block.attention", "mul@block.ffn#0"))
+    return capture(make_model(lesson), checkpoints=("embedding", "block.attention", "block.ffn.mul_0"))
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def assert_dag_from_input_to_output(graph):
                 if target not in seen:
                     seen.add(target)
                     todo.append(target)
-        return "output" in seen
+        return any(kinds[node] == "output" for node in seen)  # outputs are named: output, output.logits...
 
     for node, kind in kinds.items():
         if kind == "input":
@@ -123,32 +123,32 @@ def test_every_named_node_matches_the_seed(nodes):
 
 def test_rope_ops_are_recorded_under_their_module(nodes):
     for rope in ("block.attention.query_rope", "block.attention.key_rope"):
-        inside = {node_id.split("@")[0] for node_id, node in nodes.items() if node["parent"] == rope}
+        inside = {node["label"].rpartition("_")[0] for node in nodes.values() if node["parent"] == rope}
         assert {"mul", "sub", "add", "stack", "flatten", "arange", "cos", "sin"} <= inside
-        assert nodes[f"mul@{rope}#0"]["op"] == "torch.mul"
-        assert nodes[f"sub@{rope}#0"]["op"] == "torch.sub"
-        assert nodes[f"stack@{rope}#0"]["op"] == "torch.stack"
-        assert nodes[f"stack@{rope}#0"]["params"] == {"dim": -1}
-        assert nodes[f"flatten@{rope}#0"]["op"] == "Flatten"
-        assert nodes[f"flatten@{rope}#0"]["params"] == {"start_dim": -2}
-        assert nodes[f"flatten@{rope}#0"]["outputs"] == [{"shape": [1, 4, 6, 4], "dtype": "float32"}]
+        assert nodes[f"{rope}.mul_0"]["op"] == "torch.mul"
+        assert nodes[f"{rope}.sub_0"]["op"] == "torch.sub"
+        assert nodes[f"{rope}.stack_0"]["op"] == "torch.stack"
+        assert nodes[f"{rope}.stack_0"]["params"] == {"dim": -1}
+        assert nodes[f"{rope}.flatten_0"]["op"] == "Flatten"
+        assert nodes[f"{rope}.flatten_0"]["params"] == {"start_dim": -2}
+        assert nodes[f"{rope}.flatten_0"]["outputs"] == [{"shape": [1, 4, 6, 4], "dtype": "float32"}]
 
 
 def test_residual_adds_and_swiglu_multiply(nodes, captured):
-    assert nodes["add@block#0"]["op"] == "torch.add"
-    assert nodes["add@block#1"]["op"] == "torch.add"
+    assert nodes["block.add_0"]["op"] == "torch.add"
+    assert nodes["block.add_1"]["op"] == "torch.add"
     edges = {(edge["source"], edge["target"]) for edge in captured["graph"]["connections"]}
-    assert {("block.ffn.silu", "mul@block.ffn#0"), ("block.ffn.up", "mul@block.ffn#0"),
-            ("mul@block.ffn#0", "block.ffn.down"), ("embedding", "add@block#0"),
-            ("block.attention.project", "add@block#0"), ("block.ffn.down", "add@block#1"),
+    assert {("block.ffn.silu", "block.ffn.mul_0"), ("block.ffn.up", "block.ffn.mul_0"),
+            ("block.ffn.mul_0", "block.ffn.down"), ("embedding", "block.add_0"),
+            ("block.attention.project", "block.add_0"), ("block.ffn.down", "block.add_1"),
             ("input", "embedding"), ("lm_head", "output"),
-            ("block.attention_norm.gain", "mul@block.attention_norm#1")} <= edges
+            ("block.attention_norm.gain", "block.attention_norm.mul_1")} <= edges
 
 
 def test_nothing_inside_torch_nn_layers_is_recorded(nodes):
-    layers = {node_id for node_id, node in nodes.items() if node["op"] not in ("Module",) and "@" not in node_id}
+    layers = {node_id for node_id, node in nodes.items() if node["op"] not in ("Module",) and node["label"] == node_id}
     assert not [node for node in nodes.values() if node["parent"] in layers]
-    assert not [node_id for node_id in nodes if node_id.startswith(("linear@", "embedding@", "silu@", "softmax@"))]
+    assert not [node for node in nodes.values() if node["label"].startswith(("linear_", "embedding_", "silu_", "softmax_"))]
 
 
 def test_shapes_and_dtypes(nodes, captured):
@@ -172,16 +172,18 @@ def test_source_lines_point_at_the_right_text(nodes):
         source = node["source"]
         assert 1 <= source["line"] <= source["endLine"] <= len(lines), node_id
         text = "\n".join(lines[source["line"] - 1:source["endLine"]])
-        if "@" in node_id:
-            short = node_id.split("@")[0]
+        if node.get("group") == "function":  # a helper function: its def line
+            assert f"def {node['function'].rpartition('.')[2]}(" in text, (node_id, text)
+        elif node["label"] != node_id:  # an op, drawn as mul_0 inside its module
+            short = node["label"].rpartition("_")[0]
             assert any(token in text for token in OP_TEXT.get(short, (short,))), (node_id, text)
         else:
             attribute = node_id.rpartition(".")[2]
             assert f"self.{attribute} =" in text, (node_id, text)
     assert "self.up = nn.Linear" in lines[nodes["block.ffn.up"]["source"]["line"] - 1]
     assert "self.gain = nn.Parameter" in lines[nodes["final_norm.gain"]["source"]["line"] - 1]
-    assert "torch.mul(self.silu" in lines[nodes["mul@block.ffn#0"]["source"]["line"] - 1]
-    stack = nodes["stack@block.attention.query_rope#0"]["source"]
+    assert "torch.mul(self.silu" in lines[nodes["block.ffn.mul_0"]["source"]["line"] - 1]
+    stack = nodes["block.attention.query_rope.stack_0"]["source"]
     assert stack["endLine"] > stack["line"], "a multi-line call spans several lines"
 
 
@@ -190,7 +192,7 @@ def test_connections_form_a_dag_from_input_to_output(captured):
 
 
 def test_capture_is_deterministic_and_json(lesson, captured):
-    again = capture(make_model(lesson), checkpoints=("embedding", "block.attention", "mul@block.ffn#0"))
+    again = capture(make_model(lesson), checkpoints=("embedding", "block.attention", "block.ffn.mul_0"))
     assert again["graph"] == captured["graph"]
     assert torch.equal(again["output"], captured["output"])
     assert json.loads(json.dumps(captured["graph"], allow_nan=False)) == captured["graph"]
@@ -204,7 +206,7 @@ def test_checkpoints_and_cleanup(lesson, captured):
         assert torch.equal(result["activations"]["embedding"], model.embedding(tokens))
     assert list(result["activations"]) == ["block.attention", "embedding"]
     assert result["activations"]["block.attention"].shape == (1, 6, 16)
-    assert captured["activations"]["mul@block.ffn#0"].shape == (1, 6, 40)
+    assert captured["activations"]["block.ffn.mul_0"].shape == (1, 6, 40)
     assert all(not m._forward_hooks and not m._forward_pre_hooks for m in model.modules())
     with pytest.raises(ValueError, match="no_such_module"):
         capture(model, checkpoints=("no_such_module",))
@@ -254,19 +256,21 @@ def test_repeated_layers_root_ops_buffers_and_unknown_tensors(tmp_path):
     result = capture_torch_graph(model, (torch.ones(2, 3), torch.ones(2, 3)), str(source))
     nodes = {node["id"]: node for node in result["graph"]["layers"]}
     assert nodes["shared"]["params"] == {"in_features": 3, "out_features": 3, "bias": True}
-    assert nodes["shared#1"]["op"] == "Linear"
+    assert nodes["shared:1"]["op"] == "Linear"
     assert nodes["layers"]["kind"] == "module"
     assert (nodes["layers.0"]["kind"], nodes["layers.0"]["parent"]) == ("module", "layers")
     assert nodes["layers.1"]["params"] == {"approximate": "tanh"}
     assert nodes["layers.1"]["parent"] == "layers"
     assert nodes["layers.0.factor"]["op"] == "Buffer"
-    assert nodes["python@root#0"]["op"] == "Python"  # the module-level CONSTANT
-    assert nodes["setitem@root#0"]["op"] == "Tensor.__setitem__"
-    assert nodes["mul@root#0"]["parent"] is None
+    assert nodes["python_0"]["op"] == "Python"  # the module-level CONSTANT
+    assert nodes["setitem_0"]["op"] == "Tensor.__setitem__"
+    assert nodes["mul_0"]["parent"] is None
     assert nodes["input_1"]["params"] == {"shape": [2, 3], "dtype": "float32"}
     lines = source.read_text(encoding="utf-8").splitlines()
     assert "self.layers = nn.Sequential" in lines[nodes["layers.1"]["source"]["line"] - 1]
     assert "source" not in nodes["layers.0.factor"]  # register_buffer(): no assignment line to show
     assert nodes["layers.0.factor"]["parent"] == "layers.0"
-    assert nodes["mul@layers.0#0"]["parent"] == "layers.0"
+    assert nodes["layers.0.mul_0"]["parent"] == "layers.0"
+    assert nodes["output.0"]["kind"] == "output" and "output" not in nodes  # the tuple's tensor; x.shape is no output
+    assert result["graph"]["outputs"] == [{"name": "0", "id": "output.0", "type": "Tensor"}]
     assert_dag_from_input_to_output(result["graph"])

@@ -324,14 +324,16 @@ def test_llama_source_lines_point_at_the_model_file(llama: Build, llama_graph: d
         first, last = source["line"], source["endLine"]
         assert 1 <= first <= last <= len(lines), node["id"]
         span = "\n".join(lines[first - 1:last])
-        if "@" in node["id"]:  # an op: the line that called it
-            short = node["id"].split("@")[0]
+        if node.get("group") == "function":  # a helper function: its ``def`` line
+            assert f"def {node['function'].rpartition('.')[2]}(" in span, node["id"]
+        elif node["label"] != node["id"]:  # an op, drawn as ``mul_0``: the line that called it
+            short = node["label"].rpartition("_")[0]
             if short == "python":
                 continue
             tokens = OP_TOKENS.get(short, (short,))
             assert any(t in span for t in tokens), f"{node['id']} -> line {first}: {span!r}"
         else:  # a module, layer or parameter: the ``self.<name> = ...`` that built it
-            attr = node["id"].rpartition(".")[2].split("#")[0]
+            attr = node["id"].rpartition(".")[2].split(":")[0]
             pattern = re.compile(rf"\bself\.{re.escape(attr)}\s*=")
             assert pattern.search(lines[first - 1]), f"{node['id']} -> line {first}: {lines[first - 1]!r}"
             candidates = [i for i, text in enumerate(lines, start=1) if pattern.search(text)]
@@ -637,7 +639,7 @@ def test_data_dependent_control_flow_draws_the_branch_that_ran(bad: Build) -> No
     assert "actually ran" in figure.find("p", cls="tv-branch-note").text()
     drawn = {g.attrs["data-node"] for g in figure.find_all("g") if "tv-node" in g.classes}
     assert {"input", "proj", "output"} <= drawn
-    assert any(d.startswith("tanh@") for d in drawn) and not any("sigmoid" in d for d in drawn)
+    assert "tanh_0" in drawn and not any("sigmoid" in d for d in drawn)
 
 
 def test_failed_claim_warns_and_is_marked_failed(bad: Build) -> None:

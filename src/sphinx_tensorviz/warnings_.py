@@ -29,6 +29,7 @@ class Subtype(str, Enum):
     target = "target"  #: a step names a graph node that does not exist
     config = "config"  #: a ``tensorviz_*`` configuration value is invalid
     limit = "limit"  #: a result, its printed output, a heatmap or a graph is over a ``tensorviz_max_*`` limit
+    layout = "layout"  #: an activation's layout (tokens, channels, heads) cannot be inferred
 
 
 def warn(message: str, subtype: Subtype, location: Any = None) -> None:

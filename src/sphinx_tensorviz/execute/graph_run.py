@@ -4,18 +4,25 @@ record activations at checkpoints and run the lesson's numerical checks.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import inspect
 import math
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .inputs import InputSpecError, build_inputs
+from .activations import activation_record
+from .graph_filter import fold_groups
+from .inputs import InputSpecError, build_call
 from .results import BadResult, dtype_name, to_numpy
 from .tolerance import OUTPUT_VALUES_LIMIT
+
+__all__ = ["activation_record", "run_checks", "run_graph"]
 
 
 def run_graph(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
@@ -24,42 +31,44 @@ def run_graph(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
     if factory is None:
         raise BadResult(f"no class or function named {job['function']!r} in {job['entry']}")
     try:
-        args = build_inputs(options.get("inputs") or [], job["backend"], job["seed"])
+        args, call_kwargs = build_call(options.get("inputs") or [], job["backend"], job["seed"])
     except InputSpecError as exc:
         raise BadResult(f"bad :inputs: spec: {exc}") from None
     kwargs = dict(options.get("model_args") or {})
     if "seed" in inspect.signature(factory).parameters:
         kwargs.setdefault("seed", job["seed"])
     model_file = job["entryPath"]
+    hints: dict[str, str | None] = {}
     if job["backend"] == "torch":
-        from .capture.torch_graph import capture_torch_graph
-
-        model = factory(**kwargs)
-        if hasattr(model, "eval"):
-            model.eval()
-        with _checkpoint_errors():
-            captured = capture_torch_graph(model, args, model_file, checkpoints=options.get("checkpoints") or [])
-        checks = run_checks(module, options.get("checks") or [], model)
+        model, captured = _trace_torch(factory, kwargs, args, {**call_kwargs, **(options.get("call_args") or {})},
+                                       job, options)
+        hints = captured["hints"]
+        checks = run_checks(module, options.get("checks") or [], model, _check_modules(job))
         heads = getattr(model, "heads", None) or _find_heads(model)
     else:
+        if call_kwargs:
+            raise BadResult("named :inputs: are only for PyTorch models; give JAX inputs in order")
         from .capture.jax_graph import capture_jax_graph
 
         fn = factory(**kwargs)
         with _checkpoint_errors():
             captured = capture_jax_graph(fn, args, model_file, checkpoints=options.get("checkpoints") or [])
-        checks = run_checks(module, options.get("checks") or [], fn)
+        checks = run_checks(module, options.get("checks") or [], fn, _check_modules(job))
         heads = getattr(fn, "heads", None) or getattr(fn, "num_heads", None)
         heads = heads if isinstance(heads, int) else None
     output = to_numpy(captured["output"])
     if not np.isfinite(output).all():
         raise BadResult(f"the model output (shape {tuple(output.shape)}) has NaN or infinite values")
+    layouts = options.get("layout")
     data = {
         "kind": "graph",
         "modelFile": job["entry"],
         **captured["graph"],
         "output": output_record(captured["output"], output),
         "activations": {
-            name: activation_record(value, options.get("token", -1), heads)
+            name: activation_record(value, options.get("token", -1), heads,
+                                    layout=layouts.get(name) if isinstance(layouts, dict) else layouts,
+                                    hint=hints.get(name))
             for name, value in captured["activations"].items()
         },
     }
@@ -84,35 +93,45 @@ def _checkpoint_errors() -> Iterator[None]:
         raise
 
 
-def activation_record(value: Any, token: int, heads: int | None) -> dict[str, Any]:
-    """One token's feature vector at a checkpoint, with the metrics the page shows."""
-    array = to_numpy(value)
-    if array.ndim < 2:
-        raise BadResult(f"a checkpoint activation needs a token axis; got shape {array.shape}")
-    if not np.isfinite(array).all():
-        raise BadResult(f"the activation (shape {tuple(array.shape)}) has NaN or infinite values")
-    vector = array.reshape(-1, array.shape[-2], array.shape[-1])[0, token]
-    metrics = {
-        "rms": float(np.sqrt(np.mean(vector**2))),
-        "min": float(vector.min()),
-        "max": float(vector.max()),
-        "width": int(vector.shape[0]),
-    }
-    if heads:
-        metrics["heads"] = int(heads)
-    position = token if token >= 0 else array.shape[-2] + token
-    return {"shape": list(array.shape), "dtype": dtype_name(value), "token": int(position),
-            "values": [float(v) for v in vector], "metrics": metrics}
+def _trace_torch(factory: Any, kwargs: dict[str, Any], args: tuple, call_kwargs: dict[str, Any],
+                 job: dict[str, Any], options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Build the model, trace one call, then fold or drop the function groups the author named."""
+    from .capture.torch_graph import capture_torch_graph
+
+    model = factory(**kwargs)
+    if hasattr(model, "eval"):
+        model.eval()
+    with _checkpoint_errors():
+        captured = capture_torch_graph(model, args, job["entryPath"], kwargs=call_kwargs,
+                                       checkpoints=options.get("checkpoints") or [], srcdir=job.get("srcdir"))
+    if captured["output"] is None:
+        raise BadResult(f"the model returned no tensor (got {type(captured['raw']).__name__})")
+    try:
+        captured["graph"] = fold_groups(captured["graph"], collapse=options.get("collapse") or [],
+                                        hide=options.get("hide") or [])
+    except ValueError as exc:
+        raise BadResult(str(exc)) from None
+    return model, captured
 
 
-def run_checks(module: types.ModuleType, names: list[str], model: Any) -> list[dict[str, Any]]:
-    """Call each named check with the model; a check that raises counts as failed, with the reason."""
+def run_checks(module: types.ModuleType, names: list[str], model: Any,
+               modules: dict[str, types.ModuleType] | None = None) -> list[dict[str, Any]]:
+    """Call each named check with the model; a check that raises counts as failed, with the reason.
+
+    A name is a function of the lesson's module (or of ``modules[""]``, the ``:checks-source:``
+    file), or ``where:function`` with ``where`` a key of ``modules`` (a project file or an
+    importable module), so checks can live outside a model file that must stay untouched.
+    """
     results = []
+    modules = modules or {}
     for name in names:
-        check = getattr(module, name, None)
+        where, _, function = name.rpartition(":")
+        home = modules.get(where) if where else modules.get("", module)
+        check = getattr(home, function, None) if home is not None else None
         if not callable(check):
-            raise BadResult(f"no check function named {name!r} in the model file")
-        doc = (inspect.getdoc(check) or name).splitlines()[0]
+            place = where or ("the :checks-source: file" if "" in modules else "the model file")
+            raise BadResult(f"no check function named {function!r} in {place}")
+        doc = (inspect.getdoc(check) or function).splitlines()[0]
         try:
             outcome = check(model)
         except Exception as exc:  # noqa: BLE001 - a broken claim is reported as failed
@@ -150,3 +169,35 @@ def _find_heads(model: Any) -> int | None:
         if isinstance(heads, int):
             return heads
     return None
+
+
+def _check_modules(job: dict[str, Any]) -> dict[str, types.ModuleType]:
+    """The modules that ``:checks:`` and ``:checks-source:`` name, loaded once each.
+
+    Keys: ``""`` for the ``:checks-source:`` file, the ``path.py`` or dotted module name
+    otherwise. Paths are relative to the course folder and were checked to be inside it
+    when the page was read.
+    """
+    options = job.get("options", {})
+    wanted = {name.rpartition(":")[0] for name in options.get("checks") or [] if ":" in name}
+    loaded: dict[str, types.ModuleType] = {}
+    if options.get("checks_source"):
+        loaded[""] = _load(options["checks_source"], job)
+    for where in sorted(wanted):
+        loaded[where] = _load(where, job)
+    return loaded
+
+
+def _load(where: str, job: dict[str, Any]) -> types.ModuleType:
+    if where.endswith(".py"):
+        path = Path(job.get("srcdir") or ".") / where
+        spec = importlib.util.spec_from_file_location(f"tensorviz_checks_{path.stem}", path)
+        if spec is None or spec.loader is None or not path.is_file():
+            raise BadResult(f"cannot load checks from {where}")
+        loaded = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded)
+        return loaded
+    try:
+        return importlib.import_module(where)
+    except ImportError as exc:
+        raise BadResult(f"cannot import checks module {where!r}: {exc}") from None

@@ -1,5 +1,8 @@
 """Build model inputs from the author's specs: ``{shape: [1, 6], dtype: int64, fill: ones}``.
 
+A spec with a ``name`` (``{name: input_ids, shape: [1, 6], dtype: int64}``) is passed
+as that keyword argument; specs without one are positional, in order.
+
 Shared by the worker and the generated ``run.py`` so both feed the model the
 same tensors.
 """
@@ -42,16 +45,38 @@ def numpy_input(spec: dict[str, Any], rng: np.random.Generator) -> np.ndarray:
 
 
 def build_inputs(specs: list[dict[str, Any]], backend: str, seed: int) -> tuple[Any, ...]:
-    """The positional inputs as torch tensors or JAX arrays."""
+    """The positional inputs as torch tensors or JAX arrays (named specs are refused)."""
+    args, kwargs = build_call(specs, backend, seed)
+    if kwargs:
+        raise InputSpecError(f"named inputs ({', '.join(kwargs)}) are only for PyTorch models")
+    return args
+
+
+def build_call(specs: list[dict[str, Any]], backend: str, seed: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """(positional, keyword) inputs as torch tensors or JAX arrays, drawn in spec order."""
     rng = np.random.default_rng(seed)
     try:
-        arrays = [numpy_input(spec, rng) for spec in specs]
+        arrays = [(_input_name(spec), numpy_input(spec, rng)) for spec in specs]
     except TypeError as exc:
         raise InputSpecError(str(exc)) from None
     if backend == "torch":
         import torch
 
-        return tuple(torch.from_numpy(a) for a in arrays)
-    import jax.numpy as jnp
+        convert: Any = torch.from_numpy
+    else:
+        import jax.numpy as jnp
 
-    return tuple(jnp.asarray(a) for a in arrays)
+        convert = jnp.asarray
+    args = tuple(convert(a) for name, a in arrays if name is None)
+    kwargs = {name: convert(a) for name, a in arrays if name is not None}
+    return args, kwargs
+
+
+def _input_name(spec: Any) -> str | None:
+    """The keyword a spec is passed as, or None for a positional input."""
+    name = spec.get("name") if isinstance(spec, dict) else None
+    if name is None:
+        return None
+    if not isinstance(name, str) or not name.isidentifier():
+        raise InputSpecError(f"an input name must be a Python identifier like input_ids; got {name!r}")
+    return name

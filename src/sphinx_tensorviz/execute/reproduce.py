@@ -61,7 +61,7 @@ def reproduce():
         if isinstance(value, dict):
             value = value["values"]
         return {"values": _array(value).tolist()}
-    args = build_inputs(RECORD["options"]["inputs"], RECORD["backend"], RECORD["seed"])
+    args, kwargs = build_call(RECORD["options"]["inputs"], RECORD["backend"], RECORD["seed"])
     if RECORD["backend"] != "torch":
         fn = function(**_with_seed(function, dict(RECORD["options"]["model_args"] or {})))
         return {"output": _array(fn(*args)).ravel()[:OUTPUT_VALUES].tolist()}
@@ -71,12 +71,18 @@ def reproduce():
     model.eval()
     recorded, hooks = {}, []
     modules = dict(model.named_modules())
-    for name in RECORD["options"]["checkpoints"]:
+    for key in RECORD["expected"]:
+        name = key[len("activations["):-1] if key.startswith("activations[") else None
+        if name not in modules:
+            continue  # the output, or an op's output: only the capture can tell which call made it
         def keep(_module, _inputs, output, name=name):
             recorded[name] = output[0] if isinstance(output, tuple) else output
         hooks.append(modules[name].register_forward_hook(keep))
     with torch.no_grad():
-        output = model(*args)
+        output = model(*args, **kwargs, **(RECORD["options"].get("call_args") or {}))
+    while not hasattr(output, "shape"):  # a tuple, dict or ModelOutput: its first tensor
+        output = next(v for v in (output.values() if hasattr(output, "values") else output)
+                      if hasattr(v, "shape") or isinstance(v, (tuple, list, dict)))
     for hook in hooks:
         hook.remove()
     got = {"output": _array(output).ravel()[:OUTPUT_VALUES].tolist()}
@@ -127,7 +133,10 @@ def expected_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
         expected["output"] = {"values": output["values"], "dtype": output.get("dtype")}
     if artifact["request"]["backend"] != "torch":
         return expected  # JAX checkpoints need the package's jaxpr capture: `tensorviz verify` checks them
+    modules = {n["id"] for n in data.get("layers") or () if n.get("label", n["id"]) == n["id"]}
     for name, record in (data.get("activations") or {}).items():
+        if record.get("layout", "tokens") != "tokens" or name not in modules:
+            continue  # run.py recomputes token vectors of module outputs (ops and maps: only the capture)
         expected[f"activations[{name}]"] = {"values": record["values"], "dtype": record.get("dtype"),
                                             "token": record["token"]}
     return expected
@@ -145,7 +154,7 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
         "options": request.get("options", {}), "expected": expected_values(artifact),
     }
     environment = worker_environment("cpu")
-    shared = "\n\n".join([*_sources("inputs.py", ("InputSpecError", "numpy_input", "build_inputs")),
+    shared = "\n\n".join([*_sources("inputs.py", ("InputSpecError", "numpy_input", "build_call", "_input_name")),
                             *_sources("determinism.py", ("seed_everything",)),
                             *_sources("tolerance.py", ("FLOAT_EPS", "RTOL_ULPS", "RTOL_ULPS_HALF", "ATOL_ULPS", "NOISE_ULPS",
                                                        "ASSUMED_DTYPE", "is_exact", "default_tolerance", "within"))])

@@ -104,13 +104,21 @@ def model_reference(argument: str | None) -> tuple[str, str]:
 
 
 def input_specs(argument: str | None) -> list[dict[str, Any]]:
-    """A YAML list of input specs: ``[{shape: [1, 6], dtype: int64, fill: ones}]``."""
+    """A YAML list of input specs: ``[{shape: [1, 6], dtype: int64, fill: ones}]``.
+
+    A spec may carry a ``name`` to be passed as that keyword argument; a mapping of names to
+    specs (``{input_ids: {shape: [1, 6], dtype: int64}}``) is the same list, in its order.
+    """
     value = _yaml(argument)
+    if isinstance(value, dict) and "shape" not in value and value and all(isinstance(v, dict) for v in value.values()):
+        value = [{"name": str(name), **spec} for name, spec in value.items()]
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, dict) and "shape" in v for v in value):
         raise ValueError("expected a list like [{shape: [1, 6], dtype: int64, fill: ones}]")
     for spec in value:
+        if "name" in spec and not (isinstance(spec["name"], str) and spec["name"].isidentifier()):
+            raise ValueError(f"an input name must be a Python identifier like input_ids, got {spec['name']!r}")
         if not isinstance(spec["shape"], list) or not all(isinstance(n, int) and n >= 0 for n in spec["shape"]):
             raise ValueError(f"shape must be a list of non-negative integers, got {spec['shape']!r}")
     return _hashable(value)

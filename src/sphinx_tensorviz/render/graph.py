@@ -26,6 +26,7 @@ from .graph_frames import write_frame_files
 from .graph_layout import layout_graph
 from .graph_outline import OutlineItem, graph_outline, outline_from_json, outline_to_json
 from .graph_svg import graph_to_svg
+from .ids import slugify
 from .checks import checks_list
 from .latex import diagram_pdf, graph_pdf
 from .parts import FigureParts
@@ -70,9 +71,21 @@ def project_file(srcdir: Path, request: dict[str, Any]) -> Path | None:
     return path if recorded == sha256_text(path.read_text("utf-8")) else None
 
 
-def source_line_href(node: dict[str, Any]) -> str | None:
-    line = (node.get("source") or {}).get("line")
-    return f"#{ID_TOKEN}-L{line}" if line else None
+def source_line_href(node: dict[str, Any], shown: frozenset[str] = frozenset({""})) -> str | None:
+    """The in-page link to a node's source line, when a panel for its file is on the page.
+
+    ``shown`` holds the file keys with a panel (``""`` is the model file itself).
+    """
+    source = node.get("source") or {}
+    line, key = source.get("line"), source.get("file", "")
+    if not isinstance(line, int) or not isinstance(key, str) or key not in shown:
+        return None
+    return f"#{line_anchor(key, line)}"
+
+
+def line_anchor(key: str, line: int) -> str:
+    """``<figure>-L12`` in the model file, ``<figure>-<file slug>-L12`` in any other file."""
+    return f"{ID_TOKEN}-L{line}" if not key else f"{ID_TOKEN}-{slugify(key)}-L{line}"
 
 
 def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:
@@ -85,9 +98,12 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     title = render.get("title") or f"Computation graph of {graph.get('modelFile', 'the model')}"
     alt = render.get("alt") or graph_alt(graph, depth)
     markers = step_markers(render)
-    svg = ctx.cache.svg(recording, renderer_hash, lambda: graph_to_svg(
-        graph, layout(), id_prefix=ID_TOKEN, title=title, desc=alt, source_href=source_line_href, markers=markers))
-    outline_json = ctx.cache.text(recording, renderer_hash, "outline.json", lambda: json.dumps(
+    panels = source_panels(ctx.srcdir, artifact, render.get("show-source", False))
+    href = partial(source_line_href, shown=frozenset(panels))
+    drawn = digest({"renderer": renderer_hash, "panels": sorted(panels)})  # links depend on the panels shown
+    svg = ctx.cache.svg(recording, drawn, lambda: graph_to_svg(
+        graph, layout(), id_prefix=ID_TOKEN, title=title, desc=alt, source_href=href, markers=markers))
+    outline_json = ctx.cache.text(recording, drawn, "outline.json", lambda: json.dumps(
         outline_to_json(graph_outline(graph, depth=depth, expand=expand, layout=layout())), ensure_ascii=False))
     details: list[nodes.Node] = []
     if render.get("description"):
@@ -102,14 +118,12 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     extra = []
     outdir = getattr(ctx, "outdir", None)
     if outdir is not None:
-        key = f"{recording[:16]}-{renderer_hash[:12]}"
-        folder = write_frame_files(graph, key, outdir, source_line_href)
-        href = relative_uri(ctx.page, folder + "/")
-        extra.append(nodes.raw("", f'<span class="tv-graph-data" hidden="" data-src="{html.escape(href, quote=True)}" '
+        key = f"{recording[:16]}-{drawn[:12]}"
+        folder = write_frame_files(graph, key, outdir, href)
+        data_href = relative_uri(ctx.page, folder + "/")
+        extra.append(nodes.raw("", f'<span class="tv-graph-data" hidden="" data-src="{html.escape(data_href, quote=True)}" '
                                    f'data-key="{key}"></span>', format="html"))
-    model_file = project_file(ctx.srcdir, artifact["request"])
-    if model_file is not None:
-        extra.append(source_panel(model_file, artifact["request"]["entry"], render.get("show-source", False)))
+    extra.extend(panels.values())
     return FigureParts(
         title=title, alt=alt, svg=svg, details=details, wide=True,
         draw_pdf=lambda path: graph_pdf(layout(), path, markers), extra_html=extra,
@@ -129,20 +143,70 @@ def outline_list(items: list[OutlineItem] | tuple[OutlineItem, ...]) -> nodes.bu
     return bullets
 
 
-def source_panel(path: Path, shown: str, open_: bool) -> nodes.raw:
-    """The model source with one anchor per line (``#<figure>-L<n>``) for node links and highlights."""
+def source_panels(srcdir: Path, artifact: dict[str, Any], open_: bool) -> dict[str, nodes.raw]:
+    """Every source panel of a traced graph, by file key (``""`` is the model file).
+
+    The model file and the author's other files are read from the project, only when they are
+    still the recorded files (same sha256); library files come from the artifact's excerpts,
+    shown read-only with their package, version and license.
+    """
+    request = artifact["request"]
+    panels: dict[str, nodes.raw] = {}
+    model_file = project_file(srcdir, request)
+    if model_file is not None:
+        panels[""] = source_panel(model_file, request["entry"], open_)
+    files = artifact["data"].get("sources")
+    for key, info in (files.items() if isinstance(files, dict) else ()):
+        if not isinstance(info, dict) or not isinstance(key, str) or not key:
+            continue
+        if info.get("kind") == "project":
+            path = project_file(srcdir, {"entry": key, "files": request["files"]})
+            if path is not None:
+                panels[key] = source_panel(path, key, False, key=key)
+        elif info.get("kind") == "library":
+            panels[key] = library_panel(key, info)
+    return panels
+
+
+def source_panel(path: Path, shown: str, open_: bool, *, key: str = "") -> nodes.raw:
+    """A project file with one anchor per line (``#<figure>-L<n>``) for node links and highlights."""
     try:
         lines = path.read_text("utf-8").splitlines()
     except OSError:
         lines = []
+    summary = ("Model source: " if not key else "Source: ") + f"<code>{html.escape(shown)}</code>"
+    return _panel(summary, shown, list(enumerate(lines, start=1)), key, open_, "tv-source")
+
+
+def library_panel(key: str, info: dict[str, Any]) -> nodes.raw:
+    """The referenced functions of a library file, carried by the artifact, read-only."""
+    numbered: list[tuple[int | None, str]] = []
+    for excerpt in info.get("excerpts") or ():
+        start, lines = excerpt.get("start"), excerpt.get("lines")
+        if not isinstance(start, int) or not isinstance(lines, list):
+            continue
+        if numbered:
+            numbered.append((None, "…"))
+        numbered.extend((start + i, str(text)) for i, text in enumerate(lines))
+    about = " ".join(str(info.get(k)) for k in ("package", "version") if info.get(k))
+    if info.get("license"):
+        about += f", license: {info['license']}"
+    summary = (f"Library source (read-only): <code>{html.escape(key)}</code>"
+               + (f' <span class="tv-source-about">{html.escape(about)}</span>' if about else ""))
+    return _panel(summary, key, numbered, key, False, "tv-source tv-source-library")
+
+
+def _panel(summary: str, shown: str, numbered: list[tuple[int | None, str]], key: str, open_: bool,
+           classes: str) -> nodes.raw:
     body = "".join(
-        f'<span class="tv-line" id="{ID_TOKEN}-L{n}" data-line="{n}"><span class="tv-lineno" aria-hidden="true">'
-        f"{n:>4} </span>{html.escape(line)}\n</span>"
-        for n, line in enumerate(lines, start=1)
+        f'<span class="tv-line" id="{line_anchor(key, n)}" data-line="{n}"><span class="tv-lineno" '
+        f'aria-hidden="true">{n:>4} </span>{html.escape(line)}\n</span>' if n is not None
+        else f'<span class="tv-line tv-gap">{html.escape(line)}\n</span>'
+        for n, line in numbered
     )
     markup = (
-        f'<details class="tv-source"{" open" if open_ else ""}><summary>Model source: '
-        f"<code>{html.escape(shown)}</code></summary>"
+        f'<details class="{classes}"{" open" if open_ else ""} data-file="{html.escape(key, quote=True)}">'
+        f"<summary>{summary}</summary>"
         f'<div class="tv-scroll" tabindex="0" role="region" aria-label="Source of {html.escape(shown, quote=True)}">'
         f'<pre class="tv-source-code">{body}</pre></div></details>'
     )

@@ -83,6 +83,22 @@ def _source_lines(node: Mapping[str, Any]) -> Optional[str]:
     return f"{src['line']}-{src.get('endLine', src['line'])}"
 
 
+def _source_file(node: Mapping[str, Any]) -> str:
+    """The file a node's lines are in, when it is not the model file (``transformers/...py``)."""
+    src = node.get("source")
+    key = src.get("file") if isinstance(src, Mapping) else None
+    return key if isinstance(key, str) else ""
+
+
+def _source_attrs(node: Mapping[str, Any]) -> str:
+    """``data-source-lines`` (and ``data-source-file`` for another file) for the page script."""
+    lines = _source_lines(node)
+    if not lines:
+        return ""
+    key = _source_file(node)
+    return f' data-source-lines="{lines}"' + (f' data-source-file="{_attr(key)}"' if key else "")
+
+
 def node_description(node: Mapping[str, Any], hidden: int = 0) -> str:
     """One-line text for a node's ``<title>``: op, id, params, output shape, source lines."""
     parts = [f"{node.get('op') or node.get('kind')}: {node.get('id')}"]
@@ -97,7 +113,8 @@ def node_description(node: Mapping[str, Any], hidden: int = 0) -> str:
         parts.append(f"output {shape}" + (f" {dtype}" if dtype else ""))
     lines = _source_lines(node)
     if lines:
-        parts.append(f"source lines {lines.replace('-', '–')}")
+        key = _source_file(node)
+        parts.append(f"source lines {lines.replace('-', '–')}" + (f" of {key}" if key else ""))
     return "; ".join(parts)
 
 
@@ -158,9 +175,7 @@ def draw_node(box: Box, node: Mapping[str, Any], p: str,
     if box.collapsed:
         classes += " tv-module tv-collapsed"
     attrs = f' id="{element_id(p, "n", box.id)}" class="{classes}" data-node="{_attr(box.id)}"'
-    lines = _source_lines(node)
-    if lines:
-        attrs += f' data-source-lines="{lines}"'
+    attrs += _source_attrs(node)
     if box.collapsed:
         attrs += f' data-hidden-count="{box.hidden_count}"'
     title = f"<title>{_text(node_description(node, box.hidden_count))}</title>"
@@ -187,8 +202,7 @@ def draw_cluster(box: Box, node: Mapping[str, Any], p: str,
     href = source_href(dict(node)) if source_href else None
     if href:
         head = f'<a href="{_attr(href)}">{head}</a>'
-    lines = _source_lines(node)
-    extra = f' data-source-lines="{lines}"' if lines else ""
+    extra = _source_attrs(node)
     return (f'<g id="{element_id(p, "c", box.id)}" class="tv-cluster" data-node="{_attr(box.id)}"{extra}>'
             f"<title>{_text('module ' + box.id)}</title>{rect}{head}</g>")
 

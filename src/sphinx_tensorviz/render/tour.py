@@ -1,34 +1,30 @@
-"""Guided tours and activation checkpoints, drawn from a ``tv-graph``'s artifact.
+"""Guided tours drawn from a ``tv-graph``'s artifact (checkpoints: :mod:`.activations`).
 
 Static first: a tour is an ordered list whose steps link to their node (CSS
-``:target`` highlights it) and source lines; checkpoints are small multiples
-with their numbers in tables. The JavaScript turns them into a stepper and a
-selector.
+``:target`` highlights it) and source lines. The JavaScript turns it into a stepper.
+A step's target may be a node id, an old-style id (``mul@block#0``, see
+:func:`~sphinx_tensorviz.graph_ids.canonical`) or the label as drawn (``mul_0``,
+``apply_rotary_pos_emb()``) when only one node carries it.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import cached_property
 from typing import Any
 
 from docutils import nodes
 
-from ..read.steps_directive import tensorviz_activations, tensorviz_step, tensorviz_steps
-from ..execute.request import renderer_fingerprint
-from ..store.hashing import digest
+from ..graph_ids import canonical
+from ..read.steps_directive import tensorviz_step, tensorviz_steps
 from ..warnings_ import Subtype, warn
-from .assemble import prediction_node
-from .cache import RenderCache, artifact_key
-from .describe import fmt
+from .activations import activations_figure
 from .graph_view import GraphView, build_view, short_label
 from .ids import element_id, slugify
-from .heatmap_svg import heatmap_svg
-from .html_nodes import scroll_region, tv_html_tag
-from .svg import ID_TOKEN
-from .tables import data_table
+from .html_nodes import tv_html_tag
+
+__all__ = ["GraphOnPage", "activations_figure", "resolve_target", "steps_figure"]
 
 
 @dataclass(frozen=True)
@@ -58,10 +54,12 @@ class GraphOnPage:
         return found
 
     def resolve(self, target: str) -> str | None:
-        """The node id ``target`` names: an id, or a label as drawn that only one node has."""
-        if target in self.view.nodes:
-            return target
-        ids = self.drawn_labels.get(target, [])
+        """The node id ``target`` names: an id (old spellings too), or a label as drawn that only one
+        node has."""
+        for candidate in (target, canonical(target)):
+            if candidate in self.view.nodes:
+                return candidate
+        ids = self.drawn_labels.get(target) or self.drawn_labels.get(target.replace(" #", "_"), [])
         return ids[0] if len(ids) == 1 else None
 
     def anchor(self, node_id: str) -> tuple[str, str]:
@@ -102,10 +100,12 @@ def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool) -> nodes
             link = nodes.paragraph(classes=["tv-step-where"])
             link += nodes.Text("In the graph: ")
             link += nodes.reference("", target, refuri=f"#{element}", classes=["tv-step-link"])
-            line = _source_line(graph, target)
+            key, line = _source_line(graph, target)
             if line:
                 link += nodes.Text(" · ")
-                link += nodes.reference("", f"model source line {line}", refuri=f"#{graph.figure_id}-L{line}")
+                text, anchor = ((f"model source line {line}", f"{graph.figure_id}-L{line}") if not key else
+                                (f"{key} line {line}", f"{graph.figure_id}-{slugify(key)}-L{line}"))
+                link += nodes.reference("", text, refuri=f"#{anchor}")
             item += link
         items += item
         item["tv-attrs"] = {"data-step": step["step"], "data-target": target, "data-visible": shown}
@@ -135,59 +135,11 @@ def _html_step_list(items: nodes.enumerated_list) -> nodes.Element:
     return ol
 
 
-def _source_line(graph: GraphOnPage, node_id: str) -> int | None:
+def _source_line(graph: GraphOnPage, node_id: str) -> tuple[str, int | None]:
+    """(file key, line) of a node's source; the key is ``""`` for the model file itself."""
     for layer in graph.artifact["data"]["layers"]:
         if layer["id"] == node_id:
-            return (layer.get("source") or {}).get("line")
-    return None
-
-
-def activations_figure(node: tensorviz_activations, graph: GraphOnPage, html: bool, cache: RenderCache) -> nodes.Element:
-    records = graph.artifact["data"].get("activations") or {}
-    fid = node["figure_id"]
-    render = node["render"]
-    if html:
-        box: nodes.Element = tv_html_tag(tag="div", attrs={"class": "tv-activations", "id": fid})
-    else:
-        box = nodes.container(classes=["tv-activations"], ids=[fid])
-    if render.get("title"):
-        box += nodes.paragraph("", "", nodes.strong("", render["title"]))
-    if render.get("prediction"):
-        box += prediction_node(render["prediction"])
-    box.extend(child.deepcopy() for child in node.children)
-    if not records:
-        warn("the graph records no activations; give it :checkpoints:", Subtype.option, location=node)
-        return box
-    for name, record in records.items():
-        box += _checkpoint(name, record, f"{fid}-{slugify(name)}", html,
-                           partial(cache.svg, artifact_key(graph.artifact), digest({"checkpoint": name,
-                                                                                 "renderer": renderer_fingerprint()})))
-    return box
-
-
-def _checkpoint(name: str, record: dict[str, Any], cid: str, html: bool,
-                cached: Callable[[Callable[[], str]], str]) -> nodes.Element:
-    metrics = record["metrics"]
-    label = f"{name}: token {record['token']}, {metrics['width']} features"
-    summary = (f"Feature RMS {fmt(metrics['rms'])} · min {fmt(metrics['min'])} · max {fmt(metrics['max'])}"
-               + (f" · {metrics['heads']} heads" if "heads" in metrics else ""))
-    columns = [f"f{j}" for j in range(len(record["values"]))]
-    data = {"values": [record["values"]], "rows": [f"token {record['token']}"], "columns": columns,
-            "unit": "activation", "diverging": True}
-    if html:
-        box: nodes.Element = tv_html_tag(tag="div", attrs={"class": "tv-checkpoint", "id": cid, "data-checkpoint": name})
-        svg = cached(partial(heatmap_svg, data, title=label, alt=f"Activation strip at {name}. {summary}.",
-                             colormap=None))
-        strip = scroll_region(nodes.raw("", f'<div class="tv-svg">{svg.replace(ID_TOKEN, cid)}</div>', format="html"),
-                              f"Activations at {name}")
-    else:
-        box = nodes.container(classes=["tv-checkpoint"], ids=[cid])
-        strip = None
-    box += nodes.paragraph("", label, classes=["tv-checkpoint-label"])
-    if strip is not None:
-        box += strip
-    box += nodes.paragraph("", summary, classes=["tv-checkpoint-metrics"])
-    table = data_table(f"Values at {name}", "", data["rows"], columns, [[fmt(v) for v in record["values"]]])
-    table["ids"] = [f"{cid}-table"]
-    box += scroll_region(table, f"Values at {name}") if html else table
-    return box
+            source = layer.get("source") or {}
+            key = source.get("file", "")
+            return (key if isinstance(key, str) else ""), source.get("line")
+    return "", None

@@ -102,10 +102,34 @@ def consistency_errors(data: dict[str, Any]) -> list[str]:
         if edge["source"] not in known or edge["target"] not in known:
             return [f"data/connections: {edge['id']!r} joins unknown nodes"]
     for name, record in (data.get("activations") or {}).items():
-        values = record.get("values") if isinstance(record, dict) else None
-        if not isinstance(values, list) or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
-            return [f"data/activations/{name}: values must be finite numbers"]
+        problem = _activation_problem(record)
+        if problem:
+            return [f"data/activations/{name}: {problem}"]
     return []
+
+
+def _finite_numbers(values: Any, depth: int) -> bool:
+    """A (nested, ``depth`` levels) non-empty list of finite numbers."""
+    if depth == 0:
+        return isinstance(values, (int, float)) and not isinstance(values, bool) and math.isfinite(values)
+    return isinstance(values, list) and bool(values) and all(_finite_numbers(v, depth - 1) for v in values)
+
+
+def _activation_problem(record: Any) -> str | None:
+    """Why an activation record cannot be drawn; records with a layout ``problem`` carry no numbers."""
+    if isinstance(record, dict) and record.get("layout") is None and isinstance(record.get("problem"), str):
+        return None
+    if not isinstance(record, dict) or not _finite_numbers(record.get("values"), 1):
+        return "values must be finite numbers"
+    if record.get("layout") in ("channels", "heads"):
+        if not (_finite_numbers(record.get("maps"), 3) and isinstance(record.get("count"), int)
+                and isinstance(record.get("mapShape"), list) and len(record["mapShape"]) == 2):
+            return "channel/head maps need maps, count and mapShape"
+        if record["layout"] == "channels" and not _finite_numbers(record.get("mean"), 2):
+            return "channel maps need a finite mean map"
+    elif record.get("layout", "tokens") == "tokens" and not isinstance(record.get("token"), int):
+        return "a token record needs its token"
+    return None
 
 
 def dump_json(value: Any) -> str:

@@ -28,12 +28,13 @@
     var svg = figure.querySelector("svg.tv-graph");
     this.figure = figure;
     this.svg = svg;
-    this.lines = {};   // line number -> <span class="tv-line">
+    this.lines = {};   // "<file>:<line number>" -> <span class="tv-line"> ("" is the model file)
     this.hovered = null;
     var self = this;
     this.collect();
     all(figure, ".tv-line[data-line]").forEach(function (span) {
-      self.lines[span.getAttribute("data-line")] = span;
+      var panel = span.closest("[data-file]");
+      self.lines[(panel ? panel.getAttribute("data-file") : "") + ":" + span.getAttribute("data-line")] = span;
     });
     this.bindHighlight();
     this.addZoom();
@@ -93,9 +94,10 @@
   Graph.prototype.linesOf = function (g) {
     var out = [];
     var self = this;
+    var file = (g && g.getAttribute("data-source-file")) || "";
     parseRanges(g && g.getAttribute("data-source-lines")).forEach(function (r) {
       for (var n = r[0]; n <= r[1] && n - r[0] < 2000; n++) {
-        if (self.lines[n]) { out.push(self.lines[n]); }
+        if (self.lines[file + ":" + n]) { out.push(self.lines[file + ":" + n]); }
       }
     });
     return out;

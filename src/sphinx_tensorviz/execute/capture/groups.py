@@ -1,0 +1,108 @@
+"""Function groups: the Python helper functions a model calls become containers of their ops.
+
+``nn.Module`` boundaries miss a lot of structure: Llama's ``apply_rotary_pos_emb`` and
+``rotate_half``, ``repeat_kv`` and the attention-mask builders are plain functions, and
+their ops would otherwise lie loose inside the module that called them. When an op is
+recorded we walk the Python stack from the op's call site outwards to the ``forward``
+of the innermost running module; every function frame in between is a group, nested
+in call order. A group is drawn exactly like a module (``kind: "module"``, the same
+``parent`` links) with ``group: "function"`` so renderers can style it.
+
+Identity is per *call*: frames are kept alive while we capture so that two calls of
+``repeat_kv`` (keys, then values) are two groups even if CPython would reuse the frame
+address. Decorator wrappers (closures taking ``*args, **kwargs``) are skipped: they
+forward a call, they do not compute anything a reader should see.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import Counter
+from collections.abc import Callable
+from types import CodeType, FrameType
+from typing import Any
+
+__all__ = ["FunctionGroups", "display_name", "forward_code", "group_id"]
+
+_VARARGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+#: How far up the stack we look for the running module's ``forward``.
+MAX_FRAMES = 64
+
+
+def forward_code(module: Any) -> CodeType | None:
+    """The code object of ``type(module).forward`` without decorator wrappers."""
+    forward = getattr(type(module), "forward", None)
+    try:
+        forward = inspect.unwrap(forward) if forward is not None else None
+    except ValueError:
+        return None
+    return getattr(forward, "__code__", None)
+
+
+def group_id(module: str | None, function: str, call: int) -> str:
+    """``<module>.<function>()`` for the first call made under ``module``, then ``...()_1``...
+
+    Like op ids, group ids hang off the enclosing *module*, not the enclosing group, so they
+    stay short and do not change when a group around them is collapsed or hidden.
+    """
+    base = f"{module}.{function}()" if module else f"{function}()"
+    return base if call == 0 else f"{base}_{call}"
+
+
+def display_name(code: CodeType) -> str:
+    """``repeat_kv`` for a function, ``DynamicCache.update`` for a method (closures: their own name)."""
+    parts = [p for p in code.co_qualname.split(".") if p != "<locals>"]
+    if len(parts) >= 2 and parts[-2][:1].isupper():
+        return f"{parts[-2]}.{parts[-1]}"
+    return parts[-1]
+
+
+class FunctionGroups:
+    """Creates group nodes for the function frames between an op and its module's forward."""
+
+    def __init__(self, classify: Callable[[str], str | None],
+                 add_group: Callable[[str, str | None, CodeType], None]) -> None:
+        self._classify = classify
+        self._add_group = add_group
+        self._frames: dict[int, tuple[FrameType, str]] = {}  # id(frame) -> (frame kept alive, group id)
+        self._calls: Counter[tuple[str | None, str]] = Counter()
+
+    def parent_for(self, frame: FrameType | None, module_node: str | None, stop: CodeType | None) -> str | None:
+        """The innermost group around ``frame`` (creating groups as needed), or ``module_node``."""
+        chain: list[FrameType] = []
+        found = False
+        while frame is not None and len(chain) < MAX_FRAMES:
+            code = frame.f_code
+            if code is stop:
+                found = True
+                break
+            if self._classify(code.co_filename) is not None and not _is_wrapper(code):
+                chain.append(frame)
+            frame = frame.f_back
+        if not found:
+            return module_node  # e.g. an op run by a hook: no forward frame to anchor groups to
+        parent = module_node
+        for frame in reversed(chain):  # outermost first
+            known = self._frames.get(id(frame))
+            if known is not None and known[0] is frame:
+                parent = known[1]
+                continue
+            name = frame.f_code.co_name
+            if name.startswith("<"):  # comprehensions and lambdas belong to their function
+                continue
+            call = self._calls[(module_node, name)]
+            self._calls[(module_node, name)] += 1
+            node_id = group_id(module_node, name, call)
+            self._frames[id(frame)] = (frame, node_id)
+            self._add_group(node_id, parent, frame.f_code)
+            parent = node_id
+        return parent
+
+    def release(self) -> None:
+        """Drop the frames (and the locals they hold) once the capture is over."""
+        self._frames.clear()
+
+
+def _is_wrapper(code: CodeType) -> bool:
+    """A decorator's forwarding closure, e.g. ``def wrapper(*args, **kwargs)``."""
+    return bool(code.co_freevars) and (code.co_flags & _VARARGS) == _VARARGS

@@ -1,0 +1,181 @@
+"""``tv-activations``: each checkpoint drawn the way its layout reads, with axes named.
+
+The record (see :mod:`sphinx_tensorviz.execute.activations`) says what the tensor is:
+
+* ``tokens`` / ``features``: a one-row strip of feature values (one token's vector);
+* ``channels``: small multiples, one map per channel, plus the channel-mean map;
+* ``heads``: one attention map per head (query tokens down, key tokens across).
+
+Every figure names its axes in the label and the text alternative, and the numbers are
+in a table. A record whose layout could not be inferred is a located warning on the
+``tv-activations`` directive, not a guess. Records written before layouts existed
+(no ``layout`` key) are token strips, as they always were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from docutils import nodes
+
+from ..execute.request import renderer_fingerprint
+from ..read.steps_directive import tensorviz_activations
+from ..store.hashing import digest
+from ..warnings_ import Subtype, warn
+from . import svg
+from .assemble import prediction_node
+from .cache import RenderCache, artifact_key
+from .colors import make_scale
+from .describe import fmt
+from .ids import slugify
+from .heatmap_svg import heatmap_svg
+from .html_nodes import scroll_region, tv_html_tag
+from .tables import data_table
+
+__all__ = ["activations_figure", "small_multiples_svg"]
+
+CELL = 9  # pixels per map cell
+GAP = 14
+FONT = 12
+
+
+def activations_figure(node: tensorviz_activations, graph: Any, html: bool, cache: RenderCache) -> nodes.Element:
+    """The checkpoints of ``graph`` (a :class:`~.tour.GraphOnPage`) under one heading."""
+    records = graph.artifact["data"].get("activations") or {}
+    fid = node["figure_id"]
+    render = node["render"]
+    if html:
+        box: nodes.Element = tv_html_tag(tag="div", attrs={"class": "tv-activations", "id": fid})
+    else:
+        box = nodes.container(classes=["tv-activations"], ids=[fid])
+    if render.get("title"):
+        box += nodes.paragraph("", "", nodes.strong("", render["title"]))
+    if render.get("prediction"):
+        box += prediction_node(render["prediction"])
+    box.extend(child.deepcopy() for child in node.children)
+    if not records:
+        warn("the graph records no activations; give it :checkpoints:", Subtype.option, location=node)
+        return box
+    for name, record in records.items():
+        if record.get("problem") or ("layout" in record and record["layout"] is None):
+            message = f"checkpoint {name!r}: {record.get('problem') or 'unknown layout'}"
+            warn(message, Subtype.layout, location=node)
+            box += nodes.paragraph("", message, classes=["tv-checkpoint-problem"])
+            continue
+        cached = partial(cache.svg, artifact_key(graph.artifact),
+                         digest({"checkpoint": name, "renderer": renderer_fingerprint()}))
+        box += checkpoint(name, record, f"{fid}-{slugify(name)}", html, cached)
+    return box
+
+
+def checkpoint(name: str, record: dict[str, Any], cid: str, html: bool,
+               cached: Callable[[Callable[[], str]], str]) -> nodes.Element:
+    """One checkpoint: label, picture (HTML), metrics and the numbers as a table."""
+    layout = record.get("layout") or "tokens"
+    label, picture, table = (_strip if layout in ("tokens", "features") else _maps)(name, record, cid)
+    summary = _summary(record, layout)
+    if html:
+        box: nodes.Element = tv_html_tag(tag="div", attrs={"class": "tv-checkpoint", "id": cid,
+                                                           "data-checkpoint": name, "data-layout": layout})
+    else:
+        box = nodes.container(classes=["tv-checkpoint"], ids=[cid])
+    box += nodes.paragraph("", label, classes=["tv-checkpoint-label"])
+    if html:
+        alt = f"{label}. {summary}."
+        markup = cached(partial(picture, alt)).replace(svg.ID_TOKEN, cid)
+        box += scroll_region(nodes.raw("", f'<div class="tv-svg">{markup}</div>', format="html"),
+                             f"Activations at {name}")
+    box += nodes.paragraph("", summary, classes=["tv-checkpoint-metrics"])
+    table["ids"] = [f"{cid}-table"]
+    box += scroll_region(table, f"Values at {name}") if html else table
+    return box
+
+
+def _summary(record: dict[str, Any], layout: str) -> str:
+    metrics = record["metrics"]
+    what = "Feature RMS" if layout in ("tokens", "features") else f"{layout.capitalize()[:-1]} values: RMS"
+    text = f"{what} {fmt(metrics['rms'])} · min {fmt(metrics['min'])} · max {fmt(metrics['max'])}"
+    if "heads" in metrics:
+        text += f" · {metrics['heads']} heads"
+    if layout in ("channels", "heads") and record.get("pooledTo"):
+        text += f" · maps mean-pooled to {'×'.join(map(str, record['pooledTo']))} for drawing"
+    return text
+
+
+def _strip(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[str], str], nodes.table]:
+    """A feature vector as a one-row heatmap; tokens say which token it is."""
+    values = record["values"]
+    if record.get("layout", "tokens") == "tokens":
+        label = f"{name}: token {record['token']}, {len(values)} features (axis: feature)"
+        row = f"token {record['token']}"
+    else:
+        label = f"{name}: {len(values)} features (axis: feature; no token axis)"
+        row = "features"
+    columns = [f"f{j}" for j in range(len(values))]
+    data = {"values": [values], "rows": [row], "columns": columns, "unit": "activation", "diverging": True}
+    table = data_table(f"Values at {name}", "", [row], columns, [[fmt(v) for v in values]])
+    return label, lambda alt: heatmap_svg(data, title=label, alt=alt, colormap=None), table
+
+
+def _maps(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[str], str], nodes.table]:
+    """Channel or head maps as small multiples, plus (channels) the channel-mean map."""
+    layout = record["layout"]
+    axes = record.get("axes") or []
+    unit = "channel" if layout == "channels" else "head"
+    count = record["count"]
+    height, width = record["mapShape"]
+    label = (f"{name}: {count} {unit}s of {height}×{width} (rows: {axes[1] if len(axes) > 1 else 'rows'}, "
+             f"columns: {axes[2] if len(axes) > 2 else 'columns'})")
+    shown = len(record["maps"])
+    if shown < count:
+        label += f"; the first {shown} drawn"
+    titles = [f"{unit} {k}" for k in range(shown)]
+    maps = list(record["maps"])
+    if layout == "channels":
+        maps.append(record["mean"])
+        titles.append("channel mean")
+    columns = [f"{unit} {k}" for k in range(len(record["values"]))]
+    table = data_table(f"Mean value of each {unit} at {name}", "", ["mean"], columns,
+                       [[fmt(v) for v in record["values"]]])
+    return label, lambda alt: small_multiples_svg(maps, titles, title=label, alt=alt,
+                                                  diverging=layout == "channels"), table
+
+
+def small_multiples_svg(maps: list[list[list[float]]], titles: list[str], *, title: str, alt: str,
+                        diverging: bool) -> str:
+    """A grid of small maps on one shared colour scale; each cell has a tooltip with its value."""
+    scale = make_scale([row for m in maps for row in m], diverging, None)
+    longest = max(max(len(m), len(m[0]) if m else 0) for m in maps)
+    cell = max(CELL, min(24, 96 // max(longest, 1)))  # small maps get bigger cells
+    side_h = max(len(m) for m in maps) * cell
+    side_w = max(max(len(m[0]) for m in maps if m) * cell, max(len(t) for t in titles) * FONT * 0.62)
+    per_row = max(1, min(len(maps), 640 // (side_w + GAP)))
+    rows = -(-len(maps) // per_row)
+    width = per_row * (side_w + GAP) + GAP
+    height = rows * (side_h + FONT + GAP + 4) + GAP
+    tid = svg.ID_TOKEN
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="tv-svg-maps" role="img" '
+        f'aria-labelledby="{tid}-title {tid}-desc" viewBox="0 0 {svg.num(width)} {svg.num(height)}" '
+        f'width="{svg.num(width)}" height="{svg.num(height)}" font-size="{FONT}" '
+        f'font-family="system-ui, sans-serif">',
+        f"<title id=\"{tid}-title\">{svg.text(title)}</title>",
+        f"<desc id=\"{tid}-desc\">{svg.text(alt)}</desc>",
+    ]
+    for k, (matrix, name) in enumerate(zip(maps, titles)):
+        x0 = GAP + (k % per_row) * (side_w + GAP)
+        y0 = GAP + (k // per_row) * (side_h + FONT + GAP + 4)
+        out.append(f'<g class="tv-map"><text x="{svg.num(x0)}" y="{svg.num(y0 + FONT - 2)}" '
+                   f'fill="currentColor">{svg.text(name)}</text>')
+        top = y0 + FONT + 4
+        for i, row in enumerate(matrix):
+            for j, value in enumerate(row):
+                out.append(f'<rect x="{svg.num(x0 + j * cell)}" y="{svg.num(top + i * cell)}" width="{cell}" '
+                           f'height="{cell}" fill="{scale.color(value)}"><title>'
+                           f'{svg.text(f"{name}, row {i}, column {j}: {fmt(value)}")}</title></rect>')
+        out.append(f'<rect x="{svg.num(x0)}" y="{svg.num(top)}" width="{len(matrix[0]) * cell if matrix else 0}" '
+                   f'height="{len(matrix) * cell}" fill="none" stroke="currentColor" stroke-opacity="0.6"/></g>')
+    out.append("</svg>")
+    return "\n".join(out)
