@@ -205,3 +205,18 @@ def test_status_times_lists_the_slowest_figures_first(pooled: tuple[Path, Build]
     assert main(["status", "--times", str(src)]) == 0
     out = capsys.readouterr().out
     assert "peak MiB" in out and "5 executed figures with recorded times" in out
+
+
+def test_a_library_the_jobs_import_is_imported_once_by_their_warm_parent(tmp_path: Path) -> None:
+    """``import transformers`` in the code: the torch parent imports it before forking, so the
+    child finds it loaded; a page without it leaves the parent without it."""
+    code = "import sys\nloaded = 'transformers' in sys.modules\nimport transformers\nresult = [[float(loaded)]]"
+    src = make_project(tmp_path / "src", {"hf": heatmap_page(code, "HF", ":backend: torch")})
+    assert run_sphinx(src, "html").summary == (1, 0, 0)
+    ((artifact,),) = [list(load_artifacts(src).values())]
+    assert artifact["data"]["values"] == [[1.0]]
+    plain = "import sys\nresult = [[float('transformers' in sys.modules)]]"
+    other = make_project(tmp_path / "other", {"plain": heatmap_page(plain, "Plain", ":backend: torch")})
+    assert run_sphinx(other, "html").summary == (1, 0, 0)
+    ((artifact,),) = [list(load_artifacts(other).values())]
+    assert artifact["data"]["values"] == [[0.0]]

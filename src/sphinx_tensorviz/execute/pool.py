@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -34,7 +35,7 @@ from typing import IO, Any
 from sphinx.util import logging
 
 from .processes import job_processes, kill_all, kill_group, make_job_dir
-from .zygote import PRELOAD
+from .zygote import LIBRARIES, PRELOAD
 
 logger = logging.getLogger("sphinx_tensorviz")
 _MESSAGE = 64 * 1024
@@ -55,9 +56,9 @@ def pool_problem(enabled: bool, sandbox: str) -> str | None:
     return None
 
 
-def open_pool(backends: set[str], enabled: bool, sandbox: str, python: str, environment_for: EnvironmentFor,
+def open_pool(jobs: list[dict[str, Any]], enabled: bool, sandbox: str, python: str, environment_for: EnvironmentFor,
               startup_timeout: float) -> WorkerPool | None:
-    """Warm parents for ``backends``, or ``None`` where each job must run alone (said at ``-v``)."""
+    """Warm parents for the backends of ``jobs``, or ``None`` where each job must run alone (said at ``-v``)."""
     problem = pool_problem(enabled, sandbox)
     if problem:
         if enabled:
@@ -65,7 +66,23 @@ def open_pool(backends: set[str], enabled: bool, sandbox: str, python: str, envi
         return None
     if shutil.which(python) is None:
         return None  # each job reports the missing interpreter
-    return WorkerPool(python, backends, environment_for, startup_timeout)
+    return WorkerPool(python, jobs, environment_for, startup_timeout)
+
+
+def libraries_used(jobs: list[dict[str, Any]], backend: str) -> set[str]:
+    """The known heavy libraries (:data:`.zygote.LIBRARIES`) that the code of ``backend``'s jobs
+    imports directly (the inline body or the entry file), so its parent can import them once."""
+    found: set[str] = set()
+    for job in jobs:
+        if job.get("backend") != backend:
+            continue
+        code = job.get("inlineCode")
+        if code is None and job.get("entryPath"):
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                code = Path(job["entryPath"]).read_text("utf-8")
+        found |= {name for name in LIBRARIES.get(backend, ())
+                  if re.search(rf"^\s*(?:import|from)\s+{name}\b", code or "", re.M)}
+    return found
 
 
 class ForkedWorker:
@@ -98,7 +115,8 @@ class ForkedWorker:
 class _Parent:
     """One backend's zygote: started at once, waited for (``ready``) by the first job that needs it."""
 
-    def __init__(self, python: str, backend: str, environment_for: EnvironmentFor, startup_timeout: float) -> None:
+    def __init__(self, python: str, backend: str, environment_for: EnvironmentFor, startup_timeout: float,
+                 libraries: set[str]) -> None:
         self.backend = backend
         self.startup_timeout = startup_timeout
         self.folder = make_job_dir(f"pool-{backend}")
@@ -114,7 +132,7 @@ class _Parent:
             with open(self.folder / "output.log", "wb") as log:
                 self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
                     [python, "-m", "sphinx_tensorviz.execute.zygote", backend, str(theirs.fileno()), str(life_read),
-                     str(self.folder)],
+                     str(self.folder), ",".join(sorted(libraries))],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                     env=environment_for(self.token, self.folder), cwd=self.folder / "work",
                     start_new_session=True, pass_fds=(theirs.fileno(), life_read),
@@ -193,9 +211,10 @@ class _Parent:
 class WorkerPool:
     """The warm parents of one ``run_jobs`` call, one per backend its jobs use."""
 
-    def __init__(self, python: str, backends: set[str], environment_for: EnvironmentFor,
+    def __init__(self, python: str, jobs: list[dict[str, Any]], environment_for: EnvironmentFor,
                  startup_timeout: float) -> None:
-        self.parents = {b: _Parent(python, b, environment_for, startup_timeout)
+        backends = {str(job.get("backend")) for job in jobs}
+        self.parents = {b: _Parent(python, b, environment_for, startup_timeout, libraries_used(jobs, b))
                         for b in sorted(backends) if b in PRELOAD}
 
     def start(self, backend: str, request: dict[str, Any]) -> ForkedWorker | None:

@@ -102,7 +102,7 @@ def run_jobs(
         return outcomes
     remove_stale_job_dirs()
     with adopting_orphans() as before:
-        warm = open_pool({str(job.get("backend")) for job in jobs.values()}, settings.pool, settings.sandbox,
+        warm = open_pool(list(jobs.values()), settings.pool, settings.sandbox,
                          settings.python, lambda token, folder: _environment(settings, token, folder),
                          settings.timeout)
         try:

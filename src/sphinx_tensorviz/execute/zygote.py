@@ -1,9 +1,10 @@
 """The parent of a warm worker pool: imports one framework once, then forks a clean child per job.
 
 Started by :mod:`.pool` as ``python -m sphinx_tensorviz.execute.zygote BACKEND CONTROL_FD
-LIFELINE_FD FOLDER`` with the same minimal environment as a worker. It never runs lesson
-code itself: it imports the framework (PyTorch, or JAX *without* starting a JAX backend,
-since JAX does not survive ``fork`` once it has one), then waits. For each job the build
+LIFELINE_FD FOLDER [LIBRARIES]`` with the same minimal environment as a worker. It never runs
+lesson code itself: it imports the framework (PyTorch, or JAX *without* starting a JAX
+backend, since JAX does not survive ``fork`` once it has one) and the known libraries the jobs'
+code imports (``transformers``, ``flax``...), then waits. For each job the build
 sends, over the control socket, the job's paths, token and folder and two descriptors (a
 socket to answer on and the write end of the job's output pipe); the zygote forks, and the
 child becomes an ordinary worker (:func:`.worker.serve`): its own session, its job folder as
@@ -49,19 +50,30 @@ PRELOAD = {
     "jax": ("jax", "jax.numpy"),
     "numpy": (),
 }
+#: libraries a zygote also imports when some job's code imports them (seconds each, paid once)
+LIBRARIES = {
+    "torch": ("transformers", "torchvision"),
+    "jax": ("flax", "equinox", "optax"),
+    "numpy": (),
+}
 #: descriptors a job request carries: the socket to answer on, the write end of the job's output pipe
 JOB_FDS = 2
 _MESSAGE = 64 * 1024
 
 
-def preload(backend: str) -> None:
-    """Import the worker's code and the framework once, so forked jobs do not pay for it."""
+def preload(backend: str, libraries: list[str]) -> None:
+    """Import the worker's code, the framework and the ``libraries`` the jobs use once, so forked
+    jobs do not pay for them (a library that fails to import is left to the job that needs it)."""
     import importlib
 
     from . import worker  # noqa: F401 - numpy, the result conversion and the graph tracer
 
     for module in PRELOAD[backend]:
         importlib.import_module(module)
+    for library in libraries:
+        if library in LIBRARIES[backend]:
+            with contextlib.suppress(Exception):
+                importlib.import_module(library)
 
 
 class Zygote:
@@ -220,13 +232,14 @@ class Zygote:
 
 def main(argv: list[str]) -> int:
     backend, control_fd, lifeline_fd, folder = argv[0], int(argv[1]), int(argv[2]), Path(argv[3])
+    libraries = [name for name in (argv[4] if len(argv) > 4 else "").split(",") if name]
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # while it imports: dies with the build (serve() cleans up instead)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     control = socket.socket(fileno=control_fd)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # import-time warnings belong to no job
-            preload(backend)
+            preload(backend, libraries)
     except BaseException as exc:  # noqa: BLE001 - the build falls back to one process per job
         with contextlib.suppress(OSError):
             control.send(json.dumps({"ready": False, "error": f"{type(exc).__name__}: {exc}"}).encode())
