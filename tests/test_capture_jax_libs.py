@@ -189,3 +189,40 @@ def test_two_models_in_one_function_are_named_after_their_variables(models):
     _, nodes = capture(lambda x: decoder(encoder(x) @ jnp.ones((3, 8))), (3, 8))
     assert {"encoder.layers.0.linear", "decoder.layers.1.out", "encoder.head"} <= set(modules(nodes))
     assert nodes["decoder.head.kernel"]["parent"] == "decoder.head"
+
+
+def test_conv_checkpoints_are_channel_maps_whichever_axis_the_library_uses():
+    """Flax keeps channels last, Equinox first: both become channel maps, read off the bias length."""
+    import equinox as eqx
+    import jax
+    from flax import nnx
+
+    from sphinx_tensorviz.execute.activations import activation_record, channel_hints
+    from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph
+
+    class FlaxConv(nnx.Module):
+        def __init__(self, rngs):
+            self.conv = nnx.Conv(2, 5, kernel_size=(3, 3), rngs=rngs)
+
+        def __call__(self, x):
+            return self.conv(x)
+
+    class EqxConv(eqx.Module):
+        conv: eqx.nn.Conv2d
+
+        def __init__(self, key):
+            self.conv = eqx.nn.Conv2d(2, 5, kernel_size=3, padding=1, key=key)
+
+        def __call__(self, x):
+            return jax.vmap(self.conv)(x)
+
+    cases = {"channels-last": (FlaxConv(nnx.Rngs(0)), (1, 6, 6, 2)),
+             "channels": (EqxConv(jax.random.PRNGKey(0)), (1, 2, 6, 6))}
+    for expected, (model, shape) in cases.items():
+        captured = capture_jax_graph(model, (jax.numpy.ones(shape),), __file__, checkpoints=["conv"])
+        hints = channel_hints(captured["graph"], captured["activations"])
+        assert hints == {"conv": expected}
+        record = activation_record(captured["activations"]["conv"], hint=hints["conv"])
+        assert record["layout"] == "channels" and record["count"] == 5 and record["mapShape"] == [6, 6]
+    # a 4-axis activation with no module to read it from stays a located problem, never a guess
+    assert activation_record(jax.numpy.ones((1, 6, 6, 5)))["problem"]

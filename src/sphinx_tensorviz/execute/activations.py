@@ -10,6 +10,7 @@ guessing. Layouts:
 ``tokens``   ``[..., tokens, features]``: one token's feature vector (``values``).
 ``features`` ``[features]`` or ``[1, features]``: one vector, no token axis.
 ``channels`` ``[..., channels, H, W]``: small-multiple channel maps plus a channel-mean map.
+``channels-last`` ``[..., H, W, channels]`` (Flax's convolutions): drawn as ``channels``.
 ``heads``    ``[..., heads, T, T]``: one attention map per head.
 
 Pure NumPy: the PyTorch and the JAX paths both call :func:`activation_record`.
@@ -45,9 +46,11 @@ def activation_record(value: Any, token: int = -1, heads: int | None = None, *, 
     chosen = normalise_layout(layout) if layout else _infer(array.shape, hint)
     if isinstance(chosen, tuple):  # (None, reason)
         return {"shape": list(array.shape), "dtype": dtype_name(value), "layout": None, "problem": chosen[1]}
-    minimum = {"tokens": 2, "features": 1, "channels": 3, "heads": 3}[chosen]
+    minimum = {"tokens": 2, "features": 1, "channels": 3, "channels-last": 3, "heads": 3}[chosen]
     if array.ndim < minimum:
         raise BadResult(f"layout {chosen!r} needs at least {minimum} axes; the activation has shape {array.shape}")
+    if chosen == "channels-last":  # the same maps, read with the channel axis last
+        array, chosen = np.moveaxis(array, -1, -3), "channels"
     record = {"tokens": _tokens, "features": _features, "channels": _maps, "heads": _maps}[chosen](array, token)
     record = {"shape": list(array.shape), "dtype": dtype_name(value), "layout": chosen, "axes": list(LAYOUTS[chosen]),
               **record}
@@ -56,12 +59,38 @@ def activation_record(value: Any, token: int = -1, heads: int | None = None, *, 
     return record
 
 
+def channel_hints(graph: dict[str, Any], activations: dict[str, Any]) -> dict[str, str]:
+    """Where a 4-axis checkpoint keeps its channels, read off the module that made it.
+
+    Libraries differ (Flax convolutions keep channels last, Equinox and PyTorch first), so the
+    shapes decide, not the library: the module's 1-D bias-like parameter (``(C,)`` or
+    ``(C, 1, 1)``) gives its output-channel count C, and the axis of that size, second or
+    last, is the channel axis. Where both or neither match, no hint: the page asks for ``:layout:``.
+    """
+    counts: dict[str, set[int]] = {}
+    for node in graph.get("layers", []):
+        if node.get("op") == "Parameter" and node.get("parent"):
+            for out in node.get("outputs") or ():
+                shape = out.get("shape") or []
+                if shape and all(d == 1 for d in shape[1:]):
+                    counts.setdefault(node["parent"], set()).add(int(shape[0]))
+    hints: dict[str, str] = {}
+    for name, value in activations.items():
+        shape = tuple(getattr(value, "shape", ()))
+        if len(shape) != 4 or name not in counts:
+            continue
+        first, last = shape[1] in counts[name], shape[3] in counts[name]
+        if first != last:
+            hints[name] = "channels" if first else "channels-last"
+    return hints
+
+
 def _infer(shape: tuple[int, ...], hint: str | None) -> str | tuple[None, str]:
     """The layout a shape can only mean, or (None, why it is ambiguous)."""
     ndim = len(shape)
-    if hint in ("channels", "heads") and ndim == 4:
+    if hint in ("channels", "channels-last", "heads") and ndim == 4:
         return hint
-    if hint == "channels" and ndim != 4:  # e.g. a 1-D convolution's [batch, channels, length]
+    if hint in ("channels", "channels-last") and ndim != 4:  # e.g. a 1-D convolution's [batch, channels, length]
         return (None, f"a convolution output of shape {list(shape)} is not batch x channels x H x W; "
                       "give :layout: (channels x H x W reads the last three axes)")
     if ndim == 1 or (ndim == 2 and shape[0] == 1):

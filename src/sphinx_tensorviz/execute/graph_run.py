@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .activations import activation_record
+from .activations import activation_record, channel_hints
 from .graph_filter import fold_groups
 from .inputs import InputSpecError, build_call
 from .results import BadResult, dtype_name, to_numpy
@@ -53,6 +53,7 @@ def run_graph(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
         fn = factory(**kwargs)
         with _checkpoint_errors():
             captured = capture_jax_graph(fn, args, model_file, checkpoints=options.get("checkpoints") or [])
+        hints = dict(channel_hints(captured["graph"], captured["activations"]))
         checks = run_checks(module, options.get("checks") or [], fn, _check_modules(job))
         heads = getattr(fn, "heads", None) or getattr(fn, "num_heads", None)
         heads = heads if isinstance(heads, int) else None
