@@ -56,17 +56,17 @@ def test_scopes_become_module_nodes(nodes):
 
 
 def test_equations_become_op_nodes_with_shapes(nodes):
-    first = nodes["dot_general@block.ffn#0"]
+    first = nodes["block.ffn.dot_general_0"]
     assert (first["op"], first["kind"], first["parent"]) == ("dot_general", "layer", "block.ffn")
     assert first["outputs"] == [{"shape": [3, 8], "dtype": "float32"}]
-    assert nodes["dot_general@block.ffn#1"]["outputs"] == [{"shape": [3, 4], "dtype": "float32"}]
+    assert nodes["block.ffn.dot_general_1"]["outputs"] == [{"shape": [3, 4], "dtype": "float32"}]
     silu = nodes["block.ffn.silu"]  # jax.nn.silu (a jitted library function) is a collapsible group
     assert (silu["kind"], silu["group"], silu["op"], silu["parent"]) == ("module", "function", "silu", "block.ffn")
     assert silu["definedAt"]["file"].endswith("jax/_src/nn/functions.py")
     assert {n["op"] for n in nodes.values() if n["parent"] == "block.ffn.silu"} == {"logistic", "mul"}
-    assert nodes["add@block#0"]["parent"] == "block"
-    assert nodes["sqrt@head.norm#0"]["outputs"] == [{"shape": [3, 1], "dtype": "float32"}]
-    assert nodes["div@root#0"]["parent"] is None
+    assert nodes["block.add_0"]["parent"] == "block"
+    assert nodes["head.norm.sqrt_0"]["outputs"] == [{"shape": [3, 1], "dtype": "float32"}]
+    assert nodes["div_0"]["parent"] is None
     assert nodes["input"]["params"] == {"shape": [3, 4], "dtype": "float32"}
     assert nodes["input_2"]["params"] == {"shape": [8, 4], "dtype": "float32"}
     assert nodes["output"]["outputs"] == [{"shape": [3, 4], "dtype": "float32"}]
@@ -74,9 +74,9 @@ def test_equations_become_op_nodes_with_shapes(nodes):
 
 def test_source_lines_point_at_the_calls(nodes):
     lines = Path(THIS_FILE).read_text(encoding="utf-8").splitlines()
-    expected = {"dot_general@block.ffn#0": "x @ w_up", "block.ffn.silu": "jax.nn.silu",
-                "dot_general@block.ffn#1": "hidden @ w_down", "add@block#0": "x + out",
-                "sqrt@head.norm#0": "jnp.sqrt", "div@root#0": "residual / scale"}
+    expected = {"block.ffn.dot_general_0": "x @ w_up", "block.ffn.silu": "jax.nn.silu",
+                "block.ffn.dot_general_1": "hidden @ w_down", "block.add_0": "x + out",
+                "head.norm.sqrt_0": "jnp.sqrt", "div_0": "residual / scale"}
     for node_id, text in expected.items():
         source = nodes[node_id]["source"]
         assert text in "\n".join(lines[source["line"] - 1:source["endLine"]]), node_id
@@ -97,7 +97,7 @@ def test_connections_form_a_dag_from_inputs_to_output(captured, nodes):
             reached.add(node)
             todo.extend(successors[node])
     assert "output" in reached
-    assert ("dot_general@block.ffn#0", "logistic@block.ffn.silu#0") in {
+    assert ("block.ffn.dot_general_0", "block.ffn.silu.logistic_0") in {
         (edge["source"], edge["target"]) for edge in captured["graph"]["connections"]}
 
 
@@ -120,11 +120,11 @@ def test_jitted_helper_is_a_function_group_holding_its_scopes():
 
     graph = capture_jax_graph(outer, (jnp.ones((2, 2)),), THIS_FILE)["graph"]
     ids = [node["id"] for node in graph["layers"]]
-    assert {"outer.helper", "outer.helper.inner", "tanh@outer.helper.inner#0", "mul@outer.helper.inner#0"} <= set(ids)
+    assert {"outer.helper", "outer.helper.inner", "outer.helper.inner.tanh_0", "outer.helper.inner.mul_0"} <= set(ids)
     group = next(node for node in graph["layers"] if node["id"] == "outer.helper")
     assert (group["group"], group["parent"], "definedAt" in group) == ("function", "outer", False)
     edges = {(edge["source"], edge["target"]) for edge in graph["connections"]}
-    assert {("input", "tanh@outer.helper.inner#0"), ("mul@outer.helper.inner#0", "output")} <= edges
+    assert {("input", "outer.helper.inner.tanh_0"), ("outer.helper.inner.mul_0", "output")} <= edges
 
 
 def test_closed_over_weights_are_named_after_their_variables():

@@ -22,9 +22,9 @@ INLINE = "<inline>"
 #: Bumped whenever a backend's graph capture changes what a ``tv-graph`` artifact holds, so
 #: stale graphs are re-recorded. Hashed only from version 2 on, which leaves artifacts of an
 #: unchanged capture (version 1) valid. JAX 2: library module paths, named weights,
-#: function groups, checkpoints. PyTorch 2: named outputs, function groups, library sources,
-#: attention params, activation layouts.
-CAPTURE_VERSIONS = {"torch": 2, "jax": 2}
+#: function groups, checkpoints; JAX 3: op ids spelled as PyTorch's (``block.ffn.dot_general_0``).
+#: PyTorch 2: named outputs, function groups, library sources, attention params, activation layouts.
+CAPTURE_VERSIONS = {"torch": 2, "jax": 3}
 
 
 @dataclass(frozen=True)

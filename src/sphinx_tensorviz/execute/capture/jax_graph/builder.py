@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from ....graph_ids import op_id
 from .hook import PREFIX, ScopeHook
 from .jaxpr import (NAMED_CALLS, call_name, called_jaxpr, count_ops, definition_of, describe, eqn_params, evaluate,
                     has_scopes, inner_jaxpr, is_backward, is_literal, literal_value, scope_names, source_line)
@@ -284,7 +285,7 @@ class Builder:
             if len(inside) == 1 and inside[0]["kind"] != "module":
                 op, removed = inside[0], self.by_id.pop(group)
                 self.nodes.remove(removed)
-                renamed[op["id"]] = self._new_id(op["id"].partition("@")[0], removed["parent"])
+                renamed[op["id"]] = self._new_id(op["op"], removed["parent"])
                 op.update(id=renamed[op["id"]], label=renamed[op["id"]], parent=removed["parent"])
                 if "source" not in op and "source" in removed:
                     op["source"] = removed["source"]  # the user's call of the library function
@@ -308,16 +309,18 @@ class Builder:
 
     # -- nodes and edges --------------------------------------------------------------------------
     def _unique(self, wanted: str) -> str:
-        """``wanted``, or ``wanted#1``, ``wanted#2``... when a node already has that id."""
+        """``wanted``, or ``wanted:1``, ``wanted:2``... when a node already has that id (the
+        PyTorch capture's spelling of a second call)."""
         node_id, count = wanted, 1
         while node_id in self.by_id:
-            node_id, count = f"{wanted}#{count}", count + 1
+            node_id, count = f"{wanted}:{count}", count + 1
         return node_id
 
     def _new_id(self, op: str, parent: str | None) -> str:
+        """``<module>.<op>_<n>``, as :func:`..graph_ids.op_id` spells every backend's op ids."""
         count = self.counters[(op, parent)]
         self.counters[(op, parent)] += 1
-        return f"{op}@{parent or 'root'}#{count}"
+        return op_id(op, parent, count)
 
     def add_node(self, node_id: str, op: str, kind: str, parent: str | None, params: dict[str, Any],
                  source: dict[str, int] | None, outputs: list[dict[str, Any]] | None, *,
