@@ -120,8 +120,8 @@ def test_jobs_of_one_backend_are_children_of_one_warm_parent_that_is_gone_after_
     assert len(torch_parents) == 1 and len(jax_parents) == 1 and torch_parents != jax_parents
     assert os.getpid() not in torch_parents | jax_parents  # forked by a pool, not started by the build
     assert len({pid for _, pid in parents.values()}) == 5  # a fresh child per job
-    assert not any(alive(pid) for pid in torch_parents | jax_parents)
-    nothing_left_behind("sphinx_tensorviz.execute.zygote")
+    assert not any(alive(pid) for pid in torch_parents | jax_parents)  # (other builds on the machine may
+    nothing_left_behind()  # have pools of their own: only this build's parents are checked)
 
 
 def test_jax_works_in_a_forked_child_and_its_parent_never_started_a_backend(pooled: tuple[Path, Build]) -> None:
@@ -154,8 +154,9 @@ def test_a_crash_and_a_hang_cost_one_figure_each_and_leave_nothing(tmp_path: Pat
         assert built.summary == (3, 0, 2)  # executed counts the failed ones too
         (fine,) = load_artifacts(src).values()
         assert fine["data"]["values"] == [[2.0]]
-        assert _parents(src)[fine["contentHash"]][0] != os.getpid()  # it ran in the pool
-        nothing_left_behind("sleep 301", "sphinx_tensorviz.execute.zygote")
+        parent = _parents(src)[fine["contentHash"]][0]
+        assert parent != os.getpid() and not alive(parent)  # it ran in the pool, which is gone
+        nothing_left_behind("sleep 301")
         assert_store_valid(src)
     finally:
         kill_leftovers("sleep 301")
