@@ -148,11 +148,17 @@ def snapshot(srcdir: Path) -> dict[str, tuple[bytes, int]]:
 
 
 def without_generated_at(path: Path) -> bytes:
-    """The artifact's bytes with its ``generatedAt`` line blanked (the only field allowed to differ)."""
+    """The artifact's bytes with the facts of one run blanked: ``generatedAt`` and ``execution``
+    (wall time, peak memory), the only fields allowed to differ between two executions."""
     text = path.read_text("utf-8")
-    out, count = re.subn(r'^(\s*"generatedAt": )"[^"]*"', r'\1"-"', text, flags=re.M)
-    assert count == 1, f"{path.name} has {count} generatedAt lines"
-    return out.encode("utf-8")
+    assert len(re.findall(r'^\s*"generatedAt": ', text, flags=re.M)) == 1, f"{path.name}: not one generatedAt"
+    return without_run_facts(text)
+
+
+def without_run_facts(text: str) -> bytes:
+    """``text`` of an artifact with its ``generatedAt`` and ``execution`` values blanked."""
+    text = re.sub(r'^(\s*"generatedAt": )"[^"]*"', r'\1"-"', text, flags=re.M)
+    return re.sub(r'^(\s*"execution": )\{[^{}]*\}', r'\1"-"', text, flags=re.M).encode("utf-8")
 
 
 def edit(path: Path, old: str, new: str) -> None:

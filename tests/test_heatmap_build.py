@@ -37,6 +37,7 @@ from conftest import (
     snapshot,
     store_dir,
     without_generated_at,
+    without_run_facts,
     write,
 )
 
@@ -650,7 +651,7 @@ def test_damaged_artifact_is_a_store_warning_and_is_executed_again(rebuild_site:
 
 
 def without_generated_at_text(text: str) -> bytes:
-    return re.sub(r'^(\s*"generatedAt": )"[^"]*"', r'\1"-"', text, flags=re.M).encode("utf-8")
+    return without_run_facts(text)
 
 
 def test_damaged_artifact_in_cache_only_mode_is_a_warning_not_a_crash(rebuild_site: Path, build) -> None:  # noqa: ANN001

@@ -69,6 +69,10 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
                 "Largest traced graph (nodes) a tv-graph draws.", ""),
     ConfigValue("tensorviz_sandbox", "", (str,),
                 "Empty: workers run as your user; bwrap: each worker runs inside bubblewrap.", ""),
+    ConfigValue("tensorviz_worker_pool", True, (bool,),
+                "Fork each job from a warm parent that imported its framework once (where safe).", ""),
+    ConfigValue("tensorviz_compilation_cache", True, (bool,),
+                "Keep JAX's compiled operations in a machine-local cache between builds.", ""),
 )
 
 #: (name, smallest allowed value) of the size limits
@@ -96,6 +100,8 @@ class Settings:
     store_url: str = ""  #: a remote store's URL ("" for a local folder, then ``store_dir``; else its cache)
     executor: str = "local"
     require_signature: bool = False
+    worker_pool: bool = True
+    compilation_cache: bool = True
 
 
 def app_of(env: Any) -> Sphinx:
@@ -127,6 +133,8 @@ def settings(app: Sphinx) -> Settings:
         store_url=store_url(cfg),
         executor=cfg.tensorviz_executor,
         require_signature=bool(cfg.tensorviz_require_signature),
+        worker_pool=cfg.tensorviz_worker_pool,
+        compilation_cache=cfg.tensorviz_compilation_cache,
     )
 
 
@@ -166,6 +174,9 @@ def check_config(app: Sphinx, config: Config) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < smallest:
             _reset(config, name, f"must be a number of at least {smallest:g}")
     _choice(config, "tensorviz_sandbox", SANDBOXES)
+    for name in ("tensorviz_worker_pool", "tensorviz_compilation_cache"):
+        if not isinstance(config[name], bool):
+            _reset(config, name, "must be True or False")
     _check_remote(config)
 
 

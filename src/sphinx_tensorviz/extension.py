@@ -26,6 +26,7 @@ from .read.steps_directive import (
 )
 from .read.nodes import tensorviz_figure, visit_unreplaced
 from .render.assets import add_static_path, link_assets
+from .render.execution_times import write_execution_times
 from .render.html_nodes import setup_html_nodes
 from .render.latex import setup_latex_nodes
 from .render.transform import RenderFigures
@@ -57,4 +58,5 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(RenderFigures)
     app.connect("builder-inited", add_static_path)
     app.connect("html-page-context", link_assets)
+    app.connect("build-finished", write_execution_times)
     return {"env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}

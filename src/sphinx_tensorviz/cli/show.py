@@ -93,6 +93,7 @@ def describe(artifact: dict[str, Any], path: Path) -> str:
         ["options", json.dumps(request.get("options", {}), sort_keys=True)],
         ["data", data_summary(artifact["data"])],
         ["generated at", artifact["generatedAt"]],
+        *([["execution", _execution(artifact["execution"])]] if isinstance(artifact.get("execution"), dict) else []),
         ["provenance", artifact["provenance"]],
         ["environment", f"{env['backend']} x{env.get('deviceCount', 1)} ({env.get('device', '?')}), "
                         f"Python {env['python']}, {versions}"],
@@ -126,3 +127,11 @@ def describe_failure(content_hash: str, path: Path, record: dict[str, Any]) -> s
         lines.append("stdout:")
         lines.extend(f"  | {line}" for line in record["stdout"].rstrip("\n").splitlines())
     return "\n".join(lines)
+
+
+def _execution(facts: dict[str, Any]) -> str:
+    """``1.23 s, peak 230 MiB``: the facts of the run that recorded the artifact."""
+    parts = [f"{facts['seconds']:.2f} s"] if isinstance(facts.get("seconds"), (int, float)) else []
+    if isinstance(facts.get("peakMemoryMb"), (int, float)):
+        parts.append(f"peak {facts['peakMemoryMb']:.0f} MiB")
+    return ", ".join(parts) or "-"

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 from ..execute.fingerprint import EnvironmentCheck
+from ..execute.timings import Timing, megabytes, timings
 from ..store.artifacts import StoreProblem
 from .project import Project, add_project_arguments, open_project, print_read_warnings
 from .table import table
@@ -25,6 +26,8 @@ def add_parser(subparsers: Any) -> None:
     )
     add_project_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of a table")
+    parser.add_argument("--times", action="store_true",
+                        help="list the executed figures, slowest first, with wall time and peak memory")
     parser.add_argument("--check", action="store_true",
                         help="exit with status 1 unless every directive is cached (for CI)")
     parser.set_defaults(run=run)
@@ -85,9 +88,15 @@ def run(args: argparse.Namespace) -> int:
         project.read()
         print_read_warnings(project)
         records = entries(project)
+        slowest = timings(project.requests, project.store) if args.times else []
     counts = summary(records)
     if args.json:
-        print(json.dumps({"directives": records, "summary": counts}, indent=2))
+        report: dict[str, Any] = {"directives": records, "summary": counts}
+        if args.times:
+            report["times"] = [_time_record(project, t) for t in slowest]
+        print(json.dumps(report, indent=2))
+    elif args.times:
+        _print_times(project, slowest)
     else:
         if records:
             rows = [[r["location"], r["directive"], r["state"], r["contentHash"][:12], "; ".join(r["why"])]
@@ -98,3 +107,24 @@ def run(args: argparse.Namespace) -> int:
     if args.check and counts["cached"] != len(records):
         return 1
     return 0
+
+
+def _time_record(project: Project, timing: Timing) -> dict[str, Any]:
+    return {"location": _location(project, timing), "directive": timing.directive, "backend": timing.backend,
+            "contentHash": timing.content_hash, "seconds": timing.seconds, "peakMemoryMb": timing.peak_memory_mb,
+            "generatedAt": timing.generated_at}
+
+
+def _print_times(project: Project, slowest: list[Timing]) -> None:
+    if slowest:
+        rows = [[_location(project, t), t.directive, t.backend, f"{t.seconds:.2f}", megabytes(t.peak_memory_mb),
+                 t.content_hash[:12]] for t in slowest]
+        print(table(["document:line", "directive", "framework", "seconds", "peak MiB", "hash"], rows))
+    total = sum(t.seconds for t in slowest)
+    print(f"{len(slowest)} executed figure{'s' if len(slowest) != 1 else ''} with recorded times, "
+          f"{total:.2f} s in all (slowest first)")
+
+
+def _location(project: Project, timing: Timing) -> str:
+    request = next(r for r in project.requests if r.content_hash == timing.content_hash)
+    return project.location(request)

@@ -27,6 +27,7 @@ def worker_environment(device: str, threads: int = 1, inherited_xla_flags: str =
         "XLA_FLAGS": " ".join(filter(None, ("--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
                                             inherited_xla_flags.strip()))),
         "TF_CPP_MIN_LOG_LEVEL": "3",
+        "TORCHINDUCTOR_DETERMINISTIC": "1",  # what torch.use_deterministic_algorithms sets (seed_everything)
     }
     env["JAX_PLATFORMS"] = "cpu" if device == "cpu" else ""
     if device == "cpu":
@@ -44,10 +45,18 @@ def seed_everything(backend: str, seed: int) -> None:
     except ImportError:  # pragma: no cover - numpy is a hard dependency
         pass
     if backend == "torch":
+        import sys
+
         import torch
 
         torch.manual_seed(seed)
-        torch.use_deterministic_algorithms(True)
+        # use_deterministic_algorithms(True) imports Inductor and Dynamo just to set Inductor's flag:
+        # seconds in every process. TORCHINDUCTOR_DETERMINISTIC=1 (see worker_environment) sets that
+        # flag whenever Inductor is imported, so until then the global switch is all that is needed.
+        if "torch._inductor.config" in sys.modules or not hasattr(torch._C, "_set_deterministic_algorithms"):
+            torch.use_deterministic_algorithms(True)
+        else:
+            torch._C._set_deterministic_algorithms(True, warn_only=False)
         torch.set_num_threads(1)
 
 

@@ -82,7 +82,7 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
         ran = executor_for(conf)(jobs, run_settings(conf), progress=lambda items, n: _progress(app, items, n, to_run))
         check_store_untouched(store, before, ran, to_run)
         for content_hash, outcome in sorted(ran.items()):
-            _store_outcome(store, to_run[content_hash], outcome, environment.fingerprint)
+            _store_outcome(store, to_run[content_hash], outcome, environment)
         outcomes.update(ran)
     stored = {h: store.read_artifact(h) for h in first}
     failing = failing_claims_of(env)
@@ -155,8 +155,13 @@ def job_for(request: ExecutionRequest, env: BuildEnvironment,
     return job
 
 
-def build_artifact(request: ExecutionRequest, result: dict[str, Any]) -> dict[str, Any]:
-    """The stored document for a successful execution."""
+def build_artifact(request: ExecutionRequest, result: dict[str, Any],
+                   execution: dict[str, float] | None = None) -> dict[str, Any]:
+    """The stored document for a successful execution.
+
+    ``execution`` (wall time and peak memory of this run) sits beside ``generatedAt``: both
+    are facts of one run, which determinism checks ignore.
+    """
     environment = result["environment"]
     artifact: dict[str, Any] = {
         "schemaVersion": SCHEMA_VERSION,
@@ -165,6 +170,7 @@ def build_artifact(request: ExecutionRequest, result: dict[str, Any]) -> dict[st
         "rendererHash": request.renderer_hash,
         "kind": "executed",
         "generatedAt": datetime.now(timezone.utc).isoformat(),
+        **({"execution": execution} if execution else {}),
         "provenance": f"recorded_{environment['backend']}_computation",
         "environment": environment,
         "stdout": result.get("stdout", ""),
@@ -177,11 +183,14 @@ def build_artifact(request: ExecutionRequest, result: dict[str, Any]) -> dict[st
     return artifact
 
 
-def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome, fingerprint: str) -> None:
+def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome,
+                   environment: EnvironmentCheck) -> None:
+    """Store an artifact or a failure record (only failures need the environment's fingerprint, which
+    takes a scan of the installed packages)."""
     report_notes(request, outcome)
     if outcome.ok:
         try:
-            artifact = build_artifact(request, outcome.result)
+            artifact = build_artifact(request, outcome.result, execution_facts(outcome))
             write_or_hold(store, request, "artifact", artifact, lambda: store.write_artifact(artifact))
             return
         except (ValueError, KeyError, TypeError) as exc:  # an invalid result fails the figure, not the build
@@ -194,12 +203,23 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
         "traceback": result.get("traceback", ""),
         "stdout": result.get("stdout", ""),
         "timeout": result.get("timeout"),
-        "environment": fingerprint,
+        "environment": environment.fingerprint,
         **({"limits": result["limits"]} if "limits" in result else {}),  # a limit failure: under which limits
         "recordedAt": datetime.now(timezone.utc).isoformat(),
     }
     write_or_hold(store, request, "failure", {"contentHash": request.content_hash, **record},
                   lambda: store.write_failure(request.content_hash, record))
+
+
+def execution_facts(outcome: Outcome) -> dict[str, float]:
+    """Wall time of the job as the build saw it, and the worker's peak resident memory."""
+    facts: dict[str, float] = {}
+    if outcome.ended:
+        facts["seconds"] = round(outcome.ended - outcome.started, 3)
+    peak = outcome.result.get("execution", {}).get("peakMemoryMb")
+    if peak is not None:
+        facts["peakMemoryMb"] = float(peak)
+    return facts
 
 
 def _progress(

@@ -9,6 +9,10 @@ output (a child may keep it open): the result is read as soon as the worker
 exits, and then everything the job started is killed (see
 :mod:`.processes`). A worker that dies leaves no result file and becomes a
 ``crash``; one over a ``tensorviz_max_*`` limit becomes a ``limit`` failure.
+
+Where it is safe (:func:`.pool.pool_problem`), workers are children forked by a warm
+pool (:mod:`.pool`), whose parent guards them as the job guard does; everything above
+applies to them alike.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from .caches import cache_environment, cache_mounts
 from .determinism import worker_environment
 from .limits import Limits, LimitExceeded, check_data_size, check_result_size
 from .processes import (
@@ -41,6 +46,7 @@ from .processes import (
     make_job_dir,
     remove_stale_job_dirs,
 )
+from .pool import ForkedWorker, WorkerPool, open_pool
 from .sandbox import sandbox_command
 
 _TAIL_LINES = 12
@@ -56,12 +62,14 @@ class RunSettings:
     python: str = sys.executable
     limits: Limits = field(default_factory=Limits)
     sandbox: str = ""
+    pool: bool = True  #: fork jobs from a warm pool where that is safe
+    compilation_cache: bool = True  #: JAX's persistent compilation cache (see :mod:`.caches`)
 
 
 def run_settings(conf: Any) -> RunSettings:
     """The run settings of a :class:`~sphinx_tensorviz.config.Settings`."""
     return RunSettings(conf.timeout, conf.workers, conf.device, conf.memory_limit_mb, conf.python,
-                       Limits.from_settings(conf), conf.sandbox)
+                       Limits.from_settings(conf), conf.sandbox, conf.worker_pool, conf.compilation_cache)
 
 
 @dataclass(frozen=True)
@@ -94,15 +102,20 @@ def run_jobs(
         return outcomes
     remove_stale_job_dirs()
     with adopting_orphans() as before:
+        warm = open_pool(list(jobs.values()), settings.pool, settings.sandbox,
+                         settings.python, lambda token, folder: _environment(settings, token, folder),
+                         settings.timeout)
         try:
-            with ThreadPoolExecutor(max_workers=max(1, settings.workers)) as pool:
+            with ThreadPoolExecutor(max_workers=max(1, settings.workers)) as threads:
                 futures: list[Future[Outcome]] = [
-                    pool.submit(run_one, key, job, settings) for key, job in sorted(jobs.items())
+                    threads.submit(run_one, key, job, settings, warm) for key, job in sorted(jobs.items())
                 ]
                 finished = (f.result() for f in as_completed(futures))
                 for outcome in progress(finished, len(futures)) if progress else finished:
                     outcomes[outcome.key] = outcome
         finally:
+            if warm is not None:
+                warm.close()
             kill_all(adopted_orphans(before), again=lambda: adopted_orphans(before))
     return outcomes
 
@@ -121,18 +134,40 @@ def passed_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k in _PASSED or k.startswith(_PASSED_PREFIXES)}
 
 
-def run_one(key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
+def run_one(key: str, job: dict[str, Any], settings: RunSettings, warm: WorkerPool | None = None) -> Outcome:
     """Run one job in its own temp folder, which is removed on every path out of here."""
     started = time.time()
     job_dir = make_job_dir(key)
     try:
-        outcome = _run_in(job_dir, key, job, settings)
+        outcome = _run_in(job_dir, key, job, settings, warm)
     finally:
         shutil.rmtree(job_dir, ignore_errors=True)
     return Outcome(outcome.key, outcome.result, started, time.time())
 
 
-def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
+class _Guarded:
+    """A worker started under its job guard; the same operations as :class:`.pool.ForkedWorker`."""
+
+    def __init__(self, process: subprocess.Popen[bytes], lifeline: int) -> None:
+        self.process = process
+        self.pid = process.pid
+        self.output: IO[bytes] = process.stdout  # type: ignore[assignment]
+        self.lifeline = lifeline  #: the write end of the guard's pipe from the build
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    def wait(self, timeout: float) -> bool:
+        return _wait_for_exit(self.process, timeout)
+
+    def release(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        os.close(self.lifeline)
+
+
+def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings, warm: WorkerPool | None) -> Outcome:
     if shutil.which(settings.python) is None:
         return Outcome(key, {"ok": False, "subtype": "crash", "message": f"cannot start the worker "
                              f"{settings.python!r} (tensorviz_python): no such executable"})
@@ -141,6 +176,33 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
     (job_dir / "job.json").write_text(json.dumps(
         {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job()}), "utf-8")
     token = secrets.token_hex(16)
+    worker: _Guarded | ForkedWorker | None = None
+    if warm is not None:
+        worker = warm.start(str(job.get("backend")), {
+            "job": str(job_dir / "job.json"), "result": str(job_dir / "result.json"), "cwd": str(job_dir / "work"),
+            "token": token, "jobDir": str(job_dir), "environment": _private(token, job_dir)})
+    if worker is None:
+        started = _start_guarded(key, job_dir, job, settings, token)
+        if isinstance(started, Outcome):
+            return started
+        worker = started
+    reader = _TailReader(worker.output)
+    pid = worker.pid
+    try:
+        finished = worker.wait(settings.timeout)
+    finally:
+        # the worker is dead or still holds its pid (not reaped yet): nothing it started may stay
+        kill_group(pid)
+        strays = lambda: [p for p in job_processes(pid, token) if p != pid]  # noqa: E731
+        kill_all(strays(), again=strays)
+        worker.release()
+    return _outcome(key, job_dir / "result.json", worker.returncode if finished else None, reader.tail(),
+                    settings)
+
+
+def _start_guarded(key: str, job_dir: Path, job: dict[str, Any], settings: RunSettings,
+                   token: str) -> _Guarded | Outcome:
+    """A fresh worker under its job guard, or the ``crash`` outcome when it cannot start."""
     lifeline_read, lifeline_write = os.pipe()  # only this process holds the write end
     command, env = _guarded_command(job_dir, job, settings, token, lifeline_read)
     try:
@@ -154,38 +216,38 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings)
                              "message": f"cannot start the job guard {sys.executable!r}: {exc}"})
     finally:
         os.close(lifeline_read)
-    reader = _TailReader(process.stdout)  # type: ignore[arg-type]
-    try:
-        finished = _wait_for_exit(process, settings.timeout)
-    finally:
-        # the worker is dead or still holds its pid (not reaped yet): nothing it started may stay
-        kill_group(process.pid)
-        strays = lambda: [p for p in job_processes(process.pid, token) if p != process.pid]  # noqa: E731
-        kill_all(strays(), again=strays)
-        process.kill()
-        process.wait()
-        os.close(lifeline_write)
-    return _outcome(key, job_dir / "result.json", process.returncode if finished else None, reader.tail(),
-                    settings)
+    return _Guarded(process, lifeline_write)
 
 
 def _guarded_command(job_dir: Path, job: dict[str, Any], settings: RunSettings, token: str,
                      lifeline_fd: int) -> tuple[list[str], dict[str, str]]:
     """The command line (job guard, maybe bwrap, worker) and the environment of one job."""
-    passed = passed_environment()
-    env = {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", "")),
-           TOKEN_VARIABLE: token, "TMPDIR": str(job_dir / "tmp"), "TEMP": str(job_dir / "tmp"),
-           "TMP": str(job_dir / "tmp")}
+    env = _environment(settings, token, job_dir)
     command = [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_dir / "job.json"),
                str(job_dir / "result.json")]
     if settings.sandbox:
         env["HOME"] = str(job_dir / "home")
         srcdir = Path(job["srcdir"]) if job.get("srcdir") else None
         command = sandbox_command(command, job_dir, srcdir, settings.python,
-                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()])
+                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()]
+                                  + cache_mounts(settings.compilation_cache))
     # the guard (this interpreter, our code only) stands between the build and the worker
     guard = [sys.executable, "-m", "sphinx_tensorviz.execute.jobguard", str(job_dir), str(lifeline_fd), "--"]
     return [*guard, *command], env
+
+
+def _environment(settings: RunSettings, token: str, folder: Path) -> dict[str, str]:
+    """A worker's whole environment: what it inherits, what makes it deterministic, the caches, and
+    its own token and temp folder (for a pool's parent: the pool's token and folder)."""
+    passed = passed_environment()
+    return {**passed, **worker_environment(settings.device, inherited_xla_flags=passed.get("XLA_FLAGS", "")),
+            **cache_environment(settings.compilation_cache, settings.sandbox), **_private(token, folder)}
+
+
+def _private(token: str, folder: Path) -> dict[str, str]:
+    """The variables that differ between jobs: the job's token and temp folder."""
+    return {TOKEN_VARIABLE: token, "TMPDIR": str(folder / "tmp"), "TEMP": str(folder / "tmp"),
+            "TMP": str(folder / "tmp")}
 
 
 def _outcome(key: str, result_path: Path, returncode: int | None, output: bytes, settings: RunSettings) -> Outcome:
@@ -309,6 +371,10 @@ def _checked_result(result: Any) -> dict[str, Any]:
         for name in ("traceback", "stdout"):
             if not isinstance(result.get(name, ""), str):
                 raise ValueError(f"{name} is not text")
+    execution = result.get("execution", {})
+    if not isinstance(execution, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                  for v in execution.values()):
+        raise ValueError("execution facts are not numbers")
     notes = result.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise ValueError("notes are not a list of text")

@@ -51,9 +51,15 @@ def check_store_untouched(store: ArtifactStore, before: StoreListing, outcomes: 
 
 def _suspects(intruder: Intruder, outcomes: dict[str, Outcome],
               requests: dict[str, ExecutionRequest]) -> list[ExecutionRequest]:
-    """The jobs that ran when the file was written (all of them if none matches in time)."""
-    during = [h for h, o in outcomes.items() if o.started - _CLOCK_SLACK <= intruder.mtime <= o.ended + _CLOCK_SLACK]
-    chosen = during or list(outcomes)
+    """The jobs that ran when the file was written (all of them if none matches in time).
+
+    Jobs whose run holds the file's time exactly come first: a job forked by a warm pool starts
+    within milliseconds of the previous one's end, inside the clock's slack.
+    """
+    def running(slack: float) -> list[str]:
+        return [h for h, o in outcomes.items() if o.started - slack <= intruder.mtime <= o.ended + slack]
+
+    chosen = running(0.0) or running(_CLOCK_SLACK) or list(outcomes)
     return sorted((requests[h] for h in chosen if h in requests), key=lambda r: (r.docname, r.lineno))
 
 

@@ -1,8 +1,10 @@
 """The worker: a fresh Python process that runs one directive's lesson code.
 
 Started by :mod:`.runner`, through the job guard (:mod:`.jobguard`), as ``python -m
-sphinx_tensorviz.execute.worker JOB RESULT`` (never forked from Sphinx: CUDA and JAX do not
-survive ``fork``); it dies with its guard. It reads the
+sphinx_tensorviz.execute.worker JOB RESULT``, or forked by a warm pool's parent
+(:mod:`.zygote`), which has imported the framework but never started a device. Never forked
+from Sphinx (CUDA and JAX do not survive ``fork`` once started); it dies with its guard or
+parent. It reads the
 job JSON, seeds everything, runs the code with stdout captured, converts the
 return value into artifact ``data`` and writes the result JSON. Anything the
 code raises becomes an error result; if the process dies instead, the runner
@@ -15,6 +17,7 @@ import contextlib
 import importlib.util
 import inspect
 import json
+import os
 import resource
 import signal
 import sys
@@ -153,11 +156,18 @@ def _limit_memory(megabytes: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    job_path, result_path = Path(argv[0]), Path(argv[1])
+    return serve(Path(argv[0]), Path(argv[1]))
+
+
+def serve(job_path: Path, result_path: Path) -> int:
+    """Run the job at ``job_path`` and write its result: the same code for a fresh worker (under its
+    job guard) and for a child forked by a warm pool's parent (:mod:`.zygote`), which guards it."""
     job = json.loads(job_path.read_text("utf-8"))
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the job guard is gone: so is the job
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the job guard (or the pool's parent) is gone: so is the job
+    _prefer_as_oom_victim()
     _limit_memory(int(job.get("memoryLimitMb") or 0))
     result = run_job(job)
+    result["execution"] = {"peakMemoryMb": peak_memory_mb()}
     try:
         text = json.dumps(result, allow_nan=False)
     except (TypeError, ValueError) as exc:  # e.g. a check's description that is not text
@@ -167,5 +177,20 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process in MiB (``ru_maxrss``: KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+
+
+def _prefer_as_oom_victim() -> None:
+    """Out of memory, the kernel should kill this job, not the build, its guard or a pool's parent."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/oom_score_adj").write_text("500")
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # the result is written: skip the interpreter's teardown (seconds with a framework loaded)
