@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from remote_util import S3, http_server, s3  # noqa: F401 - s3 is a fixture
 
-from conftest import Build, artifact_files, copy_root, run_sphinx, without_generated_at
+from conftest import Build, artifact_files, copy_root, run_sphinx, without_generated_at, without_run_facts
 from sphinx_tensorviz.cli import main
 from sphinx_tensorviz.store.artifacts import ArtifactStore, StoreProblem, dump_json
 from sphinx_tensorviz.store.remote import RemoteStore
@@ -41,11 +41,9 @@ def objects(s3: S3, url: str) -> dict[str, bytes]:
 
 
 def blank_time(text: bytes) -> bytes:
-    import re
-
-    out, count = re.subn(rb'^(\s*"generatedAt": )"[^"]*"', rb'\1"-"', text, flags=re.M)
-    assert count == 1
-    return out
+    """The facts of one run (``generatedAt``, ``execution``) blanked, as conftest does for files."""
+    assert text.count(b'"generatedAt": ') == 1
+    return without_run_facts(text.decode("utf-8"))
 
 
 @pytest.fixture(scope="module")
