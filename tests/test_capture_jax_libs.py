@@ -201,8 +201,8 @@ def test_conv_checkpoints_are_channel_maps_whichever_axis_the_library_uses():
     from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph
 
     class FlaxConv(nnx.Module):
-        def __init__(self, rngs):
-            self.conv = nnx.Conv(2, 5, kernel_size=(3, 3), rngs=rngs)
+        def __init__(self, out, rngs):
+            self.conv = nnx.Conv(2, out, kernel_size=(3, 3), rngs=rngs)
 
         def __call__(self, x):
             return self.conv(x)
@@ -210,19 +210,21 @@ def test_conv_checkpoints_are_channel_maps_whichever_axis_the_library_uses():
     class EqxConv(eqx.Module):
         conv: eqx.nn.Conv2d
 
-        def __init__(self, key):
-            self.conv = eqx.nn.Conv2d(2, 5, kernel_size=3, padding=1, key=key)
+        def __init__(self, out, key):
+            self.conv = eqx.nn.Conv2d(2, out, kernel_size=3, padding=1, key=key)
 
         def __call__(self, x):
             return jax.vmap(self.conv)(x)
 
-    cases = {"channels-last": (FlaxConv(nnx.Rngs(0)), (1, 6, 6, 2)),
-             "channels": (EqxConv(jax.random.PRNGKey(0)), (1, 2, 6, 6))}
-    for expected, (model, shape) in cases.items():
-        captured = capture_jax_graph(model, (jax.numpy.ones(shape),), __file__, checkpoints=["conv"])
-        hints = channel_hints(captured["graph"], captured["activations"])
-        assert hints == {"conv": expected}
-        record = activation_record(captured["activations"]["conv"], hint=hints["conv"])
-        assert record["layout"] == "channels" and record["count"] == 5 and record["mapShape"] == [6, 6]
+    # 5 channels on 6 x 6 maps: the axis sizes tell; 6 channels on 6 x 6: the kernel's layout tells
+    for out in (5, 6):
+        cases = {"channels-last": (FlaxConv(out, nnx.Rngs(0)), (1, 6, 6, 2)),
+                 "channels": (EqxConv(out, jax.random.PRNGKey(0)), (1, 2, 6, 6))}
+        for expected, (model, shape) in cases.items():
+            captured = capture_jax_graph(model, (jax.numpy.ones(shape),), __file__, checkpoints=["conv"])
+            hints = channel_hints(captured["graph"], captured["activations"])
+            assert hints == {"conv": expected}, (out, expected)
+            record = activation_record(captured["activations"]["conv"], hint=hints["conv"])
+            assert record["layout"] == "channels" and record["count"] == out and record["mapShape"] == [6, 6]
     # a 4-axis activation with no module to read it from stays a located problem, never a guess
     assert activation_record(jax.numpy.ones((1, 6, 6, 5)))["problem"]

@@ -68,12 +68,15 @@ def channel_hints(graph: dict[str, Any], activations: dict[str, Any]) -> dict[st
     last, is the channel axis. Where both or neither match, no hint: the page asks for ``:layout:``.
     """
     counts: dict[str, set[int]] = {}
+    kernels: dict[str, list[list[int]]] = {}
     for node in graph.get("layers", []):
         if node.get("op") == "Parameter" and node.get("parent"):
             for out in node.get("outputs") or ():
                 shape = out.get("shape") or []
                 if shape and all(d == 1 for d in shape[1:]):
                     counts.setdefault(node["parent"], set()).add(int(shape[0]))
+                elif len(shape) == 4:
+                    kernels.setdefault(node["parent"], []).append(shape)
     hints: dict[str, str] = {}
     for name, value in activations.items():
         shape = tuple(getattr(value, "shape", ()))
@@ -82,7 +85,17 @@ def channel_hints(graph: dict[str, Any], activations: dict[str, Any]) -> dict[st
         first, last = shape[1] in counts[name], shape[3] in counts[name]
         if first != last:
             hints[name] = "channels" if first else "channels-last"
+        elif first:  # C x C maps of C channels: the kernel's own layout decides (OIHW or HWIO)
+            hints.update({name: hint for hint in _kernel_layouts(kernels.get(name, []), counts[name])})
     return hints
+
+
+def _kernel_layouts(kernels: list[list[int]], channels: set[int]) -> list[str]:
+    """``channels`` for an out-channels-first kernel (PyTorch, Equinox: O, I, kH, kW), and
+    ``channels-last`` for an out-channels-last one (Flax, lax: kH, kW, I, O); nothing if unclear."""
+    found = {"channels" if k[0] in channels and k[3] not in channels else
+             "channels-last" if k[3] in channels and k[0] not in channels else "" for k in kernels}
+    return [hint for hint in found if hint] if len(found - {""}) == 1 else []
 
 
 def _infer(shape: tuple[int, ...], hint: str | None) -> str | tuple[None, str]:
