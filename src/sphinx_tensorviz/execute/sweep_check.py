@@ -2,18 +2,15 @@
 
 The main process hands the worker the recorded values of each point (read from the store,
 so nothing is executed twice); the worker calls each named check with ``{value: array}``
-(``{(v1, v2): array}`` for a two-parameter sweep), in sweep order. This module is imported
-by the worker, so it needs only NumPy.
+(``{(v1, v2): array}`` for a two-parameter sweep), in sweep order. The build imports this
+module too (for :func:`sweep_job_points`), so NumPy and the check runner are imported only
+where the worker needs them.
 """
 
 from __future__ import annotations
 
 import types
 from typing import Any
-
-import numpy as np
-
-from .graph_run import run_checks
 
 SWEEP_CHECK = "tv-sweep-check"  # same as read.sweep.SWEEP_CHECK (the worker must not import Sphinx)
 
@@ -32,6 +29,10 @@ def sweep_job_points(inputs: dict[str, Any], read_artifact: Any) -> list[dict[st
 
 def run_sweep_check(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
     """Run the cross-sweep checks; ``data`` records which points (by hash) they saw."""
+    import numpy as np
+
+    from .graph_run import run_checks
+
     names = job["inputs"]["parameters"]
     points = job["sweepPoints"]
     table = {

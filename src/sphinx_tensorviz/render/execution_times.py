@@ -17,7 +17,7 @@ from sphinx.application import Sphinx
 
 from ..config import settings
 from ..execute.timings import Timing, megabytes, timings
-from ..read.collector import all_requests
+from ..read.collector import all_requests, trusted_of
 from ..store.artifacts import ArtifactStore
 from .downloads import FOLDER
 
@@ -29,7 +29,9 @@ def write_execution_times(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html" or app.builder.name.startswith("epub"):
         return  # an e-book is packed before this event: the page would only be left in its folder
     requests = all_requests(app.env)
-    rows = timings(requests, ArtifactStore(settings(app).store_dir)) if requests else []
+    # the build's trusted-file cache: artifacts validated this build (or unchanged since) are not
+    # validated again just to read their execution facts
+    rows = timings(requests, ArtifactStore(settings(app).store_dir, trusted_of(app.env))) if requests else []
     target = Path(app.outdir) / PAGE
     if not rows:  # nothing executed has recorded times: no page (nor an outdated one)
         target.unlink(missing_ok=True)
