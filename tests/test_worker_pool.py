@@ -162,6 +162,24 @@ def test_a_crash_and_a_hang_cost_one_figure_each_and_leave_nothing(tmp_path: Pat
         kill_leftovers("sleep 301")
 
 
+#: lesson code that kills the process it runs under: with the pool, the warm parent of every job
+PARRICIDE = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nresult = [[1.0]]"
+
+
+def test_a_job_that_kills_the_warm_parent_costs_only_its_own_figure(tmp_path: Path) -> None:
+    """Jobs forked beside it lose their parent too: they run again on their own, and succeed."""
+    slow = "import os, time\ntime.sleep(2)\nprint('parent', os.getppid(), 'pid', os.getpid())\nresult = [[{n}.0]]"
+    pages = {"killer": heatmap_page(PARRICIDE, "Killer"),
+             **{f"bystander{n}": heatmap_page(slow.format(n=n), f"Bystander {n}") for n in (2, 3)}}
+    src = make_project(tmp_path / "src", pages, "tensorviz_workers = 3\n")
+    built = run_sphinx(src, "html")
+    located(built, src, "killer", "crash", "before it returned a result")
+    assert built.summary == (3, 0, 1)
+    assert sorted(a["data"]["values"][0][0] for a in load_artifacts(src).values()) == [2.0, 3.0]
+    nothing_left_behind("tensorviz-job-")
+    assert_store_valid(src)
+
+
 def test_with_the_pool_off_each_job_is_a_fresh_worker_of_the_build(tmp_path: Path) -> None:
     src = make_project(tmp_path / "src", {"one": heatmap_page(PARENT_COMMAND, "One")}, "tensorviz_worker_pool = False\n")
     built = run_sphinx(src, "html")

@@ -93,6 +93,7 @@ class ForkedWorker:
         self.conn = conn
         self.output = output  #: the read end of the child's stdout and stderr
         self.returncode: int | None = None
+        self.orphaned = False  #: the pool's parent died under the job (maybe killed by another job)
 
     def wait(self, timeout: float) -> bool:
         """``True`` once the child exited (still unreaped), ``False`` when ``timeout`` passed first."""
@@ -104,6 +105,7 @@ class ForkedWorker:
         except OSError:
             message = b""
         # an empty message: the pool's parent died, and its children with it (PR_SET_PDEATHSIG)
+        self.orphaned = not message
         self.returncode = int(json.loads(message)["exit"]) if message else -signal.SIGKILL
         return True
 

@@ -176,16 +176,25 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings,
     (job_dir / "job.json").write_text(json.dumps(
         {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job()}), "utf-8")
     token = secrets.token_hex(16)
-    worker: _Guarded | ForkedWorker | None = None
     if warm is not None:
         worker = warm.start(str(job.get("backend")), {
             "job": str(job_dir / "job.json"), "result": str(job_dir / "result.json"), "cwd": str(job_dir / "work"),
             "token": token, "jobDir": str(job_dir), "environment": _private(token, job_dir)})
-    if worker is None:
-        started = _start_guarded(key, job_dir, job, settings, token)
-        if isinstance(started, Outcome):
-            return started
-        worker = started
+        if worker is not None:
+            returncode, output = _watch(worker, token, settings)
+            if not (worker.orphaned and not (job_dir / "result.json").exists()):
+                return _outcome(key, job_dir / "result.json", returncode, output, settings)
+            # the pool's parent died under this job (another job may have killed it): not this
+            # job's doing, so it runs again, alone; a crash must cost one figure only
+    started = _start_guarded(key, job_dir, job, settings, token)
+    if isinstance(started, Outcome):
+        return started
+    returncode, output = _watch(started, token, settings)
+    return _outcome(key, job_dir / "result.json", returncode, output, settings)
+
+
+def _watch(worker: _Guarded | ForkedWorker, token: str, settings: RunSettings) -> tuple[int | None, bytes]:
+    """Wait for the worker (``None``: it ran out of time), then kill whatever the job left."""
     reader = _TailReader(worker.output)
     pid = worker.pid
     try:
@@ -196,8 +205,7 @@ def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings,
         strays = lambda: [p for p in job_processes(pid, token) if p != pid]  # noqa: E731
         kill_all(strays(), again=strays)
         worker.release()
-    return _outcome(key, job_dir / "result.json", worker.returncode if finished else None, reader.tail(),
-                    settings)
+    return (worker.returncode if finished else None), reader.tail()
 
 
 def _start_guarded(key: str, job_dir: Path, job: dict[str, Any], settings: RunSettings,
