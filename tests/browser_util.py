@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,35 @@ def build_lessons(src: Path, out: Path, theme: str | None = None, **overrides: A
 
 def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+
+
+def offline_context(browser: Any, viewport: dict[str, int] | None = None, **kw: Any) -> Any:
+    """A browser context that cannot reach the network: CDN scripts (MathJax) fail fast."""
+    context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900}, **kw)
+    context.route("http*://**", lambda route: route.abort())
+    return context
+
+
+@contextmanager
+def page_opener(browser: Any, site: Path, viewport: dict[str, int] | None = None) -> Iterator[Callable[..., Any]]:
+    """``open(name, fragment="", **context options) -> Page`` for pages of the built ``site``;
+    closes every context afterwards and fails on any script error the pages raised."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def opener(name: str, fragment: str = "", **kw: Any) -> Any:
+        context = offline_context(browser, **{"viewport": viewport, **kw})
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto((site / name).as_uri() + fragment)
+        page.wait_for_load_state("load")
+        return page
+
+    yield opener
+    for context in contexts:
+        context.close()
+    assert not errors, f"JavaScript errors: {errors}"
 
 
 SERIOUS = {"serious", "critical"}

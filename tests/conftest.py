@@ -209,3 +209,16 @@ def _isolated_docutils_per_module() -> Any:
 
     with docutils_namespace():
         yield
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    """Headless Chromium for one test module (the browser tests skip first where it is missing)."""
+    from playwright.sync_api import sync_playwright
+
+    from browser_util import launch
+
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()

@@ -4,25 +4,14 @@ theme and in furo's dark mode, and with the interactive controls the script adds
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from browser_util import axe_serious, browser_missing, build_lessons, copy_lessons, launch
+from browser_util import axe_serious, browser_missing, build_lessons, copy_lessons
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "")]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
 
 
 def _site(tmp_path_factory: pytest.TempPathFactory, theme: str | None) -> Path:

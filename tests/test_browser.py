@@ -14,7 +14,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from browser_util import axe_serious, browser_missing, build_lessons, copy_lessons, launch
+from browser_util import (axe_serious, browser_missing, build_lessons, copy_lessons, offline_context,
+                          page_opener)
 from conftest import copy_root
 
 pytestmark = pytest.mark.browser
@@ -23,7 +24,7 @@ _why = browser_missing()
 if _why:
     pytest.skip(f"browser tests need headless Chromium: {_why}", allow_module_level=True)
 
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Page  # noqa: E402
 
 GRAPH_PAGE = "llama-decoder.html"
 OTHER_PAGE = "transformers-03.html"
@@ -38,39 +39,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_lessons(copy_lessons(tmp / "src"), tmp / "html")
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
-
-
-def _context(browser: Any, **kw: Any) -> Any:
-    context = browser.new_context(viewport=kw.pop("viewport", {"width": 1280, "height": 900}), **kw)
-    context.route("http*://**", lambda route: route.abort())  # offline: CDN scripts fail fast
-    return context
-
-
 @pytest.fixture()
 def open_page(browser: Any, site: Path) -> Iterator[Any]:
     """open_page(name, hash="", **context options) -> Page; fails the test on a script error."""
-    contexts: list[Any] = []
-    errors: list[str] = []
-
-    def opener(name: str, fragment: str = "", **kw: Any) -> Page:
-        context = _context(browser, **kw)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto((site / name).as_uri() + fragment)
-        page.wait_for_load_state("load")
-        return page
-
-    yield opener
-    for context in contexts:
-        context.close()
-    assert not errors, f"JavaScript errors: {errors}"
+    with page_opener(browser, site) as opener:
+        yield opener
 
 
 def _html(site: Path, name: str) -> str:
@@ -473,7 +446,7 @@ def _press_on(page: Page, module: str, key: str) -> None:
 def test_real_model_opens_three_modules_at_once_readable_by_keyboard_and_axe_clean(
         browser: Any, hf_site: Path) -> None:
     assert "<template" not in (hf_site / HF_PAGE).read_text("utf-8")
-    context = _context(browser)
+    context = offline_context(browser)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -522,7 +495,7 @@ def test_real_model_opens_three_modules_at_once_readable_by_keyboard_and_axe_cle
 
 
 def test_big_graph_scrolls_fits_goes_full_width_and_has_a_minimap(browser: Any, hf_site: Path) -> None:
-    context = _context(browser, viewport={"width": 1024, "height": 700})
+    context = offline_context(browser, viewport={"width": 1024, "height": 700})
     page = context.new_page()
     page.goto((hf_site / HF_PAGE).as_uri())
     page.wait_for_load_state("load")
@@ -567,7 +540,7 @@ def test_tour_targets_take_an_id_or_the_label_as_drawn(hf_site: Path) -> None:
 
 
 def test_without_javascript_a_big_graph_keeps_its_size_and_scrolls(browser: Any, hf_site: Path) -> None:
-    context = _context(browser, java_script_enabled=False, viewport={"width": 1024, "height": 700})
+    context = offline_context(browser, java_script_enabled=False, viewport={"width": 1024, "height": 700})
     page = context.new_page()
     page.goto((hf_site / HF_PAGE).as_uri())
     page.wait_for_load_state("load")
@@ -584,7 +557,7 @@ def test_without_javascript_a_big_graph_keeps_its_size_and_scrolls(browser: Any,
 
 def test_hovering_a_library_node_highlights_its_line_in_the_library_panel(browser: Any, hf_site: Path) -> None:
     """Panels of several files number their lines alike: the highlight follows the node's file."""
-    context = _context(browser)
+    context = offline_context(browser)
     page = context.new_page()
     page.goto((hf_site / HF_PAGE).as_uri())
     page.wait_for_load_state("load")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from browser_util import browser_missing, launch
+from browser_util import browser_missing, page_opener
 from conftest import copy_root, run_sphinx
 
 pytestmark = pytest.mark.browser
@@ -20,7 +20,7 @@ _why = browser_missing()
 if _why:
     pytest.skip(f"browser tests need headless Chromium: {_why}", allow_module_level=True)
 
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Page  # noqa: E402
 
 SWEEP = "#tv-index-0"  # temperature=[0.25, 1, 4], with choices
 GRID = "#tv-index-2"  # scale=[1, 2] x kind=[tanh, linear]
@@ -34,33 +34,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build.outdir
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
-
-
 @pytest.fixture()
 def open_page(browser: Any, site: Path) -> Iterator[Any]:
-    contexts: list[Any] = []
-    errors: list[str] = []
+    def index_first(name: str = "index.html", **kw: Any) -> Page:
+        return opener(name, **kw)
 
-    def opener(name: str = "index.html", **kw: Any) -> Page:
-        context = browser.new_context(viewport={"width": 1100, "height": 900}, **kw)
-        context.route("http*://**", lambda route: route.abort())
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto((site / name).as_uri())
-        page.wait_for_load_state("load")
-        return page
-
-    yield opener
-    for context in contexts:
-        context.close()
-    assert not errors, f"JavaScript errors: {errors}"
+    with page_opener(browser, site, viewport={"width": 1100, "height": 900}) as opener:
+        yield index_first
 
 
 def _visible_points(page: Page, figure: str) -> list[str]:
