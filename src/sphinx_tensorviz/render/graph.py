@@ -28,7 +28,7 @@ from .graph_outline import OutlineItem, graph_outline, outline_from_json, outlin
 from .graph_svg import graph_to_svg
 from .ids import slugify
 from .checks import checks_list
-from .latex import diagram_pdf, graph_pdf
+from .pdf import diagram_pdf, graph_pdf
 from .parts import FigureParts
 from .svg import ID_TOKEN
 

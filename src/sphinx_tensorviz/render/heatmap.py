@@ -12,7 +12,7 @@ from .checks import checks_list
 from .colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT, Scale
 from .describe import fmt, heatmap_alt, heatmap_long_description
 from .heatmap_svg import heatmap_svg
-from .latex import heatmap_pdf
+from .pdf import heatmap_pdf
 from .parts import FigureParts
 from .tables import MAX_CELLS, data_table
 
