@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from sphinx_tensorviz.execute.request import INLINE, ExecutionRequest
-from sphinx_tensorviz.read.collector import requests_of
+from sphinx_tensorviz.core.request import INLINE, ExecutionRequest
+from sphinx_tensorviz.core.state import requests_of
 from sphinx_tensorviz.read.sources import local_imports
-from sphinx_tensorviz.store.hashing import canonical_json, digest, sha256_text
+from sphinx_tensorviz.core.hashing import canonical_json, digest, sha256_text
 
 from conftest import Build, copy_root, edit, run_sphinx
 

@@ -12,7 +12,7 @@ import pytest
 from sphinx_tensorviz.execute.activations import activation_record
 from sphinx_tensorviz.execute.graph_filter import fold_groups
 from sphinx_tensorviz.execute.results import BadResult
-from sphinx_tensorviz.graph_ids import canonical
+from sphinx_tensorviz.core.ids import canonical
 from sphinx_tensorviz.render.tour import GraphOnPage
 
 torch = pytest.importorskip("torch")

@@ -26,7 +26,7 @@ from hostile_util import (
     page_size,
 )
 from sphinx_tensorviz.config import CONFIG_VALUES
-from sphinx_tensorviz.execute.limits import TailBuffer
+from sphinx_tensorviz.execute.tail_buffer import TailBuffer
 
 #: every page of this project stays well below this, whatever its lesson code returned or printed
 PAGE_BOUND = 300_000

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sphinx_tensorviz.execute.portable import PortableJobError, materialise, portable_job
-from sphinx_tensorviz.store.hashing import sha256_text
+from sphinx_tensorviz.core.hashing import sha256_text
 
 
 def course(root: Path) -> dict:

@@ -195,7 +195,7 @@ def test_push_pull_round_trip_and_cli_on_s3(heatmaps: dict, s3: S3, tmp_path: Pa
     orphan = json.loads((local_store / f"{some}.json").read_text("utf-8"))
     orphan_store = ArtifactStore(tmp_path / "orphan")
     orphan["request"]["seed"] = 12345
-    from sphinx_tensorviz.store.hashing import digest
+    from sphinx_tensorviz.core.hashing import digest
 
     orphan["contentHash"] = digest(orphan["request"])
     orphan_store.write_artifact(orphan)

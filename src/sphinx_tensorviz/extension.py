@@ -11,11 +11,17 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .config import setup_config
+from .core.nodes import tensorviz_figure, visit_unreplaced
 from .execute.phase import execute_phase, outdated_docs
 from .read.collector import RequestCollector
 from .read.directives import HeatmapDirective
 from .read.graph_directive import GraphDirective
-from .read.lesson_directive import CatalogueDirective, LessonDirective, tensorviz_catalogue, tensorviz_lesson
+from .read.lesson_directive import (
+    CatalogueDirective,
+    LessonDirective,
+    tensorviz_catalogue,
+    tensorviz_lesson,
+)
 from .read.steps_directive import (
     ActivationsDirective,
     StepDirective,
@@ -24,7 +30,6 @@ from .read.steps_directive import (
     tensorviz_step,
     tensorviz_steps,
 )
-from .read.nodes import tensorviz_figure, visit_unreplaced
 from .render.assets import add_static_path, link_assets
 from .render.execution_times import write_execution_times
 from .render.html_nodes import setup_html_nodes
@@ -32,7 +37,7 @@ from .render.latex import setup_latex_nodes
 from .render.transform import RenderFigures
 
 #: bump when the shape of what is kept in the environment changes
-ENV_VERSION = 1
+ENV_VERSION = 2
 
 
 def setup_extension(app: Sphinx) -> dict[str, Any]:

@@ -23,8 +23,8 @@ from sphinx.util.console import strip_escape_sequences
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 from ..config import Settings, settings
-from ..execute.request import ExecutionRequest
-from ..read.collector import all_requests
+from ..core.request import ExecutionRequest
+from ..core.state import all_requests
 from ..store.artifacts import ArtifactStore
 
 

@@ -8,8 +8,8 @@ from collections import Counter
 from typing import Any
 
 from ..execute.fingerprint import EnvironmentCheck
-from ..execute.timings import Timing, megabytes, timings
 from ..store.artifacts import StoreProblem
+from ..store.timings import Timing, megabytes, timings
 from .project import Project, add_project_arguments, open_project, print_read_warnings
 from .table import table
 from .why import NEVER, differences, predecessor

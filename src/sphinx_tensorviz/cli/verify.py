@@ -18,12 +18,12 @@ from typing import Any
 
 from sphinx.util.display import status_iterator
 
-from ..execute.phase import job_for
+from ..core.state import all_requests
 from ..execute.dask_executor import executor_for
+from ..execute.phase import job_for
 from ..execute.runner import run_settings
 from ..execute.safeguards import check_store_untouched, sandbox_refused
 from ..execute.tolerance import ASSUMED_DTYPE, default_tolerance, within
-from ..read.collector import all_requests
 from ..store.guard import list_store
 from .project import CliError, add_project_arguments, open_project, print_read_warnings
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..execute.request import INLINE, ExecutionRequest
-from ..store.hashing import SCHEMA_VERSION, digest
+from ..core.hashing import SCHEMA_VERSION, digest
+from ..core.request import INLINE, ExecutionRequest
 
 NEVER = "never executed"
 

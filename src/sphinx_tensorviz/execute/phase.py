@@ -18,18 +18,31 @@ from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
 from ..config import Settings, app_of, settings
-from ..read.collector import all_requests, catalogues_of, failing_claims_of, requests_of, trusted_of
+from ..core.hashing import SCHEMA_VERSION
+from ..core.limits import Limits
+from ..core.request import ExecutionRequest
+from ..core.state import (
+    all_requests,
+    catalogues_of,
+    failing_claims_of,
+    requests_of,
+    trusted_of,
+)
+from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.guard import list_store
-from ..store.hashing import SCHEMA_VERSION
 from ..warnings_ import Subtype, warn
-from .fingerprint import EnvironmentCheck
-from .limits import Limits
-from .request import ExecutionRequest
 from .dask_executor import executor_for
+from .fingerprint import EnvironmentCheck
 from .runner import Outcome, run_settings
-from .safeguards import check_store_untouched, limit_raised, report_notes, sandbox_refused, write_or_hold
-from .sweep_check import SWEEP_CHECK, sweep_job_points
+from .safeguards import (
+    check_store_untouched,
+    limit_raised,
+    report_notes,
+    sandbox_refused,
+    write_or_hold,
+)
+from .sweep_check import sweep_job_points
 
 logger = logging.getLogger("sphinx_tensorviz")
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..store.hashing import sha256_text
-from .request import INLINE
+from ..core.hashing import sha256_text
+from ..core.request import INLINE
 
 
 class PortableJobError(ValueError):

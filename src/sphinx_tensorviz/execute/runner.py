@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..core.limits import LimitExceeded, Limits, check_data_size, check_result_size
 from .caches import cache_environment, cache_mounts
 from .determinism import worker_environment
-from .limits import Limits, LimitExceeded, check_data_size, check_result_size
+from .pool import ForkedWorker, WorkerPool, open_pool
 from .processes import (
     TOKEN_VARIABLE,
     adopted_orphans,
@@ -46,7 +47,6 @@ from .processes import (
     make_job_dir,
     remove_stale_job_dirs,
 )
-from .pool import ForkedWorker, WorkerPool, open_pool
 from .sandbox import sandbox_command
 
 _TAIL_LINES = 12

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.limits import Limits
+from ..core.request import ExecutionRequest
 from ..store.artifacts import ArtifactStore
 from ..store.guard import Intruder, StoreListing, set_aside_intruders
 from ..warnings_ import Subtype, warn
-from .limits import Limits
-from .request import ExecutionRequest
 from .runner import Outcome
 from .sandbox import sandbox_problem
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import types
 from typing import Any
 
-SWEEP_CHECK = "tv-sweep-check"  # same as read.sweep.SWEEP_CHECK (the worker must not import Sphinx)
-
 
 def sweep_job_points(inputs: dict[str, Any], read_artifact: Any) -> list[dict[str, Any]] | None:
     """``[{"values": [...], "contentHash": h, "data": [[...]]}]`` for every point, or ``None``

@@ -28,13 +28,21 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..core.limits import (
+    LimitExceeded,
+    Limits,
+    check_graph_nodes,
+    check_heatmap_cells,
+    check_result_size,
+)
+from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import dump_json
 from .determinism import describe_environment, seed_everything
 from .graph_run import run_checks, run_graph
-from .limits import LimitExceeded, Limits, TailBuffer, check_graph_nodes, check_heatmap_cells, check_result_size
 from .processes import PR_SET_PDEATHSIG, prctl
 from .results import BadResult, heatmap_data
-from .sweep_check import SWEEP_CHECK, run_sweep_check
+from .sweep_check import run_sweep_check
+from .tail_buffer import TailBuffer
 
 
 def run_heatmap(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:

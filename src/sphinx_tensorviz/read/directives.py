@@ -19,13 +19,13 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from ..config import app_of, settings
-from ..execute.request import INLINE, ExecutionRequest
-from ..store.hashing import sha256_text
+from ..core.hashing import sha256_text
+from ..core.nodes import tensorviz_figure
+from ..core.request import INLINE, ExecutionRequest
+from ..core.state import add_request
 from ..warnings_ import Subtype, warn
 from . import options as opt
 from .choices import choices_option, merge_choices
-from .collector import add_request
-from .nodes import tensorviz_figure
 from .sources import SourceError, local_imports, resolve_inside
 from .sweep import build_sweep, sweep_option
 

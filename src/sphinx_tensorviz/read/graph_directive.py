@@ -11,14 +11,15 @@ import yaml
 from docutils import nodes
 from docutils.parsers.rst import directives
 
+from ..core.hashing import sha256_text
+from ..core.ids import canonical
 from ..execute.layouts import normalise_layout
-from ..graph_ids import canonical
-from ..store.hashing import sha256_text
 from ..warnings_ import Subtype
 from . import options as opt
 from .directives import Converter, ExecutedDirective
 from .sources import SourceError, local_imports, resolve_inside
 from .sweep import sweep_option
+
 
 def layout_option(argument: str | None) -> str | dict[str, str]:
     """``channels`` (every checkpoint) or ``{conv1: channels, attn: heads}`` (per checkpoint)."""

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 from docutils.parsers.rst import directives
 
-from ..store.hashing import canonical_json
+from ..core.hashing import canonical_json
 
 BACKENDS = ("jax", "torch", "numpy")
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from ..execute.request import ExecutionRequest
-from ..store.hashing import canonical_json
+from ..core.hashing import canonical_json
+from ..core.request import ExecutionRequest
+from ..core.sweep import SWEEP_CHECK, Sweep, SweepPoint
 from . import options as opt
 
 #: The most points one sweep may have (the product of its parameters' value counts). Every point
@@ -23,8 +24,6 @@ from . import options as opt
 MAX_POINTS = 50
 #: At most this many swept parameters (a slider each).
 MAX_PARAMETERS = 2
-#: The directive name of a cross-sweep check job.
-SWEEP_CHECK = "tv-sweep-check"
 
 _PARAMETER = re.compile(r"\s*([A-Za-z_]\w*)\s*=\s*(\[[^\]]*\])\s*[,;]?")
 
@@ -68,41 +67,6 @@ def _checked(parsed: dict[str, Any]) -> dict[str, list[Any]]:
         raise ValueError(f"{total} points; a sweep may have at most {MAX_POINTS} (each point is an execution "
                          "and a figure on the page): sweep fewer values")
     return {str(k): v for k, v in parsed.items()}
-
-
-@dataclass(frozen=True)
-class SweepPoint:
-    values: dict[str, Any]  #: parameter -> value at this point
-    request: ExecutionRequest
-
-    @property
-    def label(self) -> str:
-        """``temperature = 0.5`` (``, ``-joined for two parameters)."""
-        return ", ".join(f"{name} = {value_text(value)}" for name, value in self.values.items())
-
-
-@dataclass(frozen=True)
-class Sweep:
-    """Everything a swept figure shows; picklable, so ``-j`` can merge it."""
-
-    parameters: dict[str, list[Any]]
-    points: tuple[SweepPoint, ...]
-    check: ExecutionRequest | None = None  #: the cross-sweep check job, if any
-
-    def requests(self) -> list[ExecutionRequest]:
-        return [p.request for p in self.points] + ([self.check] if self.check else [])
-
-
-def value_text(value: Any) -> str:
-    """How a value reads on the page: ``0.25``, ``4``, ``relu``, ``true``."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def is_numeric(values: list[Any]) -> bool:
-    """Numbers get a range slider; anything else (names, booleans) a select."""
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
 def build_sweep(base: ExecutionRequest, parameters: dict[str, list[Any]],

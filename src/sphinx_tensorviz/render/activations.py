@@ -20,18 +20,18 @@ from typing import Any
 
 from docutils import nodes
 
-from ..execute.request import renderer_fingerprint
+from ..core.hashing import digest
+from ..core.request import renderer_fingerprint
 from ..read.steps_directive import tensorviz_activations
-from ..store.hashing import digest
 from ..warnings_ import Subtype, warn
 from . import svg
 from .assemble import prediction_node
 from .cache import RenderCache, artifact_key
 from .describe import fmt
-from .ids import slugify
-from .maps_svg import small_multiples_svg
 from .heatmap_svg import heatmap_svg
 from .html_nodes import scroll_region, tv_html_tag
+from .ids import slugify
+from .maps_svg import small_multiples_svg
 from .tables import data_table
 
 __all__ = ["activations_figure"]

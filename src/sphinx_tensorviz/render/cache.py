@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..store.hashing import digest
+from ..core.hashing import digest
 
 
 def artifact_key(artifact: dict[str, Any]) -> str:

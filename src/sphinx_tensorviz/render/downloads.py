@@ -11,9 +11,9 @@ from typing import Any
 
 from docutils import nodes
 
+from ..core.hashing import sha256_text
 from ..execute.reproduce import requirements_txt, run_py
 from ..store.artifacts import dump_json
-from ..store.hashing import sha256_text
 
 FOLDER = "_tensorviz"
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from ..config import settings
-from ..execute.timings import Timing, megabytes, timings
-from ..read.collector import all_requests, trusted_of
+from ..core.state import all_requests, trusted_of
 from ..store.artifacts import ArtifactStore
+from ..store.timings import Timing, megabytes, timings
 from .downloads import FOLDER
 
 PAGE = f"{FOLDER}/execution-times.html"

@@ -16,20 +16,24 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
-
 from sphinx.util.osutil import relative_uri
 
-from ..store.hashing import digest, sha256_text
+from ..core.hashing import digest, sha256_text
 from .cache import RenderCache, artifact_key
+from .checks import checks_list
 from .diagram_svg import diagram_to_svg
 from .graph_frames import write_frame_files
 from .graph_layout import layout_graph
-from .graph_outline import OutlineItem, graph_outline, outline_from_json, outline_to_json
+from .graph_outline import (
+    OutlineItem,
+    graph_outline,
+    outline_from_json,
+    outline_to_json,
+)
 from .graph_svg import graph_to_svg
 from .ids import slugify
-from .checks import checks_list
-from .pdf import diagram_pdf, graph_pdf
 from .parts import FigureParts
+from .pdf import diagram_pdf, graph_pdf
 from .svg import ID_TOKEN
 
 BRANCH_NOTE = (

@@ -15,8 +15,8 @@ from typing import Any
 
 from docutils import nodes
 
-from ..read.sweep import Sweep, is_numeric, value_text
-from ..store.hashing import digest
+from ..core.hashing import digest
+from ..core.sweep import Sweep, is_numeric, value_text
 from ..warnings_ import Subtype
 from . import svg
 from .checks import checks_list

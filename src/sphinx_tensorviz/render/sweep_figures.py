@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from docutils import nodes
 
-from ..read.sweep import Sweep
+from ..core.sweep import Sweep
 from .assemble import REVEAL_SUMMARY, Prompt
 from .choices import choices_form
 from .html_nodes import tv_html_reveal, tv_html_tag

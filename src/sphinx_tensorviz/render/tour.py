@@ -16,13 +16,13 @@ from typing import Any
 
 from docutils import nodes
 
-from ..graph_ids import canonical
+from ..core.ids import canonical
 from ..read.steps_directive import tensorviz_step, tensorviz_steps
 from ..warnings_ import Subtype, warn
 from .activations import activations_figure
 from .graph_view import GraphView, build_view, short_label
-from .ids import element_id, slugify
 from .html_nodes import tv_html_tag
+from .ids import element_id, slugify
 
 __all__ = ["GraphOnPage", "activations_figure", "resolve_target", "steps_figure"]
 

@@ -17,30 +17,35 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.osutil import relative_uri
 
 from ..config import app_of, settings
-from ..execute.limits import Limits, data_size_problem
-from ..execute.request import ExecutionRequest
-from ..read.collector import lessons_of, trusted_of
+from ..core.hashing import digest
+from ..core.limits import Limits, data_size_problem
+from ..core.nodes import tensorviz_figure
+from ..core.request import ExecutionRequest
+from ..core.state import lessons_of, trusted_of
+from ..core.sweep import Sweep
 from ..read.lesson_directive import tensorviz_catalogue, tensorviz_lesson
-from ..read.nodes import tensorviz_figure
-from ..read.sweep import Sweep
-from ..read.steps_directive import tensorviz_activations, tensorviz_step, tensorviz_steps
+from ..read.steps_directive import (
+    tensorviz_activations,
+    tensorviz_step,
+    tensorviz_steps,
+)
 from ..store.artifacts import ArtifactStore, StoreProblem
-from ..store.hashing import digest
 from ..warnings_ import Subtype, warn
 from .assemble import Prompt, html_figure, latex_figure, plain_figure
-from .choices import confirmation_of
 from .bidi import isolate_text_nodes
 from .cache import RenderCache
+from .choices import confirmation_of
 from .downloads import downloads_list, write_downloads
 from .footer import provenance_line
 from .graph import diagram_footer, diagram_parts, graph_parts
 from .heatmap import heatmap_parts
 from .lesson import catalogue, lesson_footer, lesson_header, write_thumbnail
 from .parts import FigureParts
+from .svg import ID_TOKEN
 from .sweep import sweep_parts
 from .sweep_figures import per_point, point_figure_id, switcher
-from .svg import ID_TOKEN
 from .tour import GraphOnPage, activations_figure, steps_figure
+
 
 @dataclass(frozen=True)
 class RenderContext:

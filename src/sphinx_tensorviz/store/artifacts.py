@@ -33,7 +33,7 @@ from typing import Any
 
 from filelock import FileLock
 
-from .hashing import digest
+from ..core.hashing import digest
 
 _HASH_LEN = 64
 #: artifacts and failure records are world-readable: a web server or a shared CI cache reads them

@@ -31,8 +31,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .artifacts import ArtifactStore, StoreProblem, _check_hash, _is_hex, dump_json, schema_errors, usable_failure
-from .hashing import sha256_text
+from ..core.hashing import sha256_text
+from .artifacts import (
+    ArtifactStore,
+    StoreProblem,
+    _check_hash,
+    _is_hex,
+    dump_json,
+    schema_errors,
+    usable_failure,
+)
 from .signing import sign, signature_problem, signing_key
 
 #: schemes fsspec can only read

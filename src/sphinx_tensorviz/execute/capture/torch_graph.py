@@ -34,11 +34,18 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode, resolve_name
 
-from ...graph_ids import canonical, op_id
+from ...core.ids import canonical, op_id
 from .groups import FunctionGroups, display_name, forward_code
 from .outputs import exposed_summary, name_outputs, tensors_in
 from .sources import SourceIndex
-from .torch_params import ATTENTION_OPS, describe, gqa_note, layer_params, op_name, op_params
+from .torch_params import (
+    ATTENTION_OPS,
+    describe,
+    gqa_note,
+    layer_params,
+    op_name,
+    op_params,
+)
 
 __all__ = ["capture_torch_graph"]
 

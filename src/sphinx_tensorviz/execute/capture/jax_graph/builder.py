@@ -20,10 +20,25 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ....graph_ids import op_id
+from ....core.ids import op_id
 from .hook import PREFIX, ScopeHook
-from .jaxpr import (NAMED_CALLS, call_name, called_jaxpr, count_ops, definition_of, describe, eqn_params, evaluate,
-                    has_scopes, inner_jaxpr, is_backward, is_literal, literal_value, scope_names, source_line)
+from .jaxpr import (
+    NAMED_CALLS,
+    call_name,
+    called_jaxpr,
+    count_ops,
+    definition_of,
+    describe,
+    eqn_params,
+    evaluate,
+    has_scopes,
+    inner_jaxpr,
+    is_backward,
+    is_literal,
+    literal_value,
+    scope_names,
+    source_line,
+)
 from .names import owner_of
 
 #: Named scopes opened by the libraries themselves (Equinox layers), not by the model's author.

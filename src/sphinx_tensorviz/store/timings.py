@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..store.artifacts import ArtifactStore
-from .request import ExecutionRequest
+from ..core.request import ExecutionRequest
+from .artifacts import ArtifactStore
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from ..store.hashing import SCHEMA_VERSION, digest, sha256_text
+from .hashing import SCHEMA_VERSION, digest, sha256_text
 
 #: Bumped whenever rendering changes, so cached figures are redrawn.
 RENDERER_VERSION = 1
