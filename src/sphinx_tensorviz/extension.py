@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 
-from .config import setup_config
+from .config import settings, setup_config
 from .core.nodes import tensorviz_figure, visit_unreplaced
-from .execute.phase import execute_phase, outdated_docs
+from .execute.phase import execute_all, stale_documents
 from .read.collector import RequestCollector
 from .read.directives import HeatmapDirective
 from .read.graph_directive import GraphDirective
@@ -55,8 +56,8 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
         app.add_node(node, **{b: (visit_unreplaced, None) for b in ("html", "latex", "text", "man", "texinfo")})
     app.add_env_collector(RequestCollector)
     # execute + store
-    app.connect("env-get-outdated", outdated_docs)
-    app.connect("env-updated", execute_phase)
+    app.connect("env-get-outdated", _documents_to_reread)
+    app.connect("env-updated", _execute)
     # render
     setup_html_nodes(app)
     setup_latex_nodes(app)
@@ -65,3 +66,14 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", link_assets)
     app.connect("build-finished", write_execution_times)
     return {"env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def _documents_to_reread(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
+                         removed: set[str]) -> list[str]:
+    """``env-get-outdated``: pages whose figures are missing or changed are read again."""
+    return stale_documents(env, settings(app), added, changed, removed)
+
+
+def _execute(app: Sphinx, env: BuildEnvironment) -> None:
+    """``env-updated``: every page is read; execute what has no artifact (outside this process)."""
+    execute_all(env, settings(app), app.verbosity)

@@ -11,6 +11,8 @@ from typing import Any
 
 from sphinx.util import logging
 
+from .core.protocol import FailureKind
+
 logger = logging.getLogger("sphinx_tensorviz")
 
 
@@ -19,17 +21,27 @@ class Subtype(str, Enum):
 
     option = "option"  #: a directive option or body is invalid
     source = "source"  #: a source file is missing or outside the project
-    execution = "execution"  #: lesson code raised an exception
-    timeout = "timeout"  #: lesson code ran past ``tensorviz_timeout``
-    crash = "crash"  #: the worker process died (killed, out of memory, os._exit)
-    bad_result = "bad_result"  #: the result has the wrong type, shape, or non-finite values
+    # the kinds of failed execution (core.protocol.FailureKind), each its own subtype
+    execution = FailureKind.execution.value  #: lesson code raised an exception
+    timeout = FailureKind.timeout.value  #: lesson code ran past ``tensorviz_timeout``
+    crash = FailureKind.crash.value  #: the worker process died (killed, out of memory, os._exit)
+    bad_result = FailureKind.bad_result.value  #: the result has the wrong type, shape, or non-finite values
     cache_miss = "cache_miss"  #: ``cache-only`` mode and no stored artifact
     store = "store"  #: a stored artifact is corrupt, invalid, misnamed, unwritable, or written by lesson code
     claim = "claim"  #: a verified numerical claim failed
     target = "target"  #: a step names a graph node that does not exist
     config = "config"  #: a ``tensorviz_*`` configuration value is invalid
-    limit = "limit"  #: a result, its printed output, a heatmap or a graph is over a ``tensorviz_max_*`` limit
+    limit = FailureKind.limit.value  #: a result, its printed output, a heatmap or a graph is over a ``tensorviz_max_*`` limit
     layout = "layout"  #: an activation's layout (tokens, channels, heads) cannot be inferred
+
+
+def failure_subtype(kind: str) -> Subtype:
+    """The warning subtype of a recorded failure's kind (a record from elsewhere may name one we do
+    not know: it is shown as a crash)."""
+    try:
+        return Subtype(FailureKind(kind).value)
+    except ValueError:
+        return Subtype.crash
 
 
 def warn(message: str, subtype: Subtype, location: Any = None) -> None:

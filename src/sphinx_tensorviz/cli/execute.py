@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..execute.phase import execute_phase
+from ..config import settings
+from ..execute.phase import execute_all
 from .project import add_project_arguments, open_project, print_read_warnings
 
 
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
                 store.delete_failure(content_hash)
         project.app.config.tensorviz_execution_mode = "force" if args.force else "auto"
         project.status.open = True  # Sphinx's progress bar and the tensorviz summary line
-        execute_phase(project.app, project.app.env)
+        execute_all(project.app.env, settings(project.app), project.app.verbosity)
         project.status.open = False
         failed: dict[str, tuple[str, dict[str, Any]]] = {}
         executed = set()

@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         project.status.open = True  # the progress bar
         before = list_store(project.store)
         outcomes = executor_for(conf)(  # local workers or the Dask cluster, as for a build
-            {h: job for h, (request, _) in chosen.items() if (job := job_for(request, env)) is not None},
+            {h: job for h, (request, _) in chosen.items() if (job := job_for(request, env, project.store)) is not None},
             run_settings(conf),
             progress=lambda items, n: status_iterator(items, "tensorviz: verifying... ", "darkgreen", n,
                                                       project.app.verbosity,
@@ -221,9 +221,9 @@ def run(args: argparse.Namespace) -> int:
             continue
         if not outcome.ok:
             mismatches += 1
-            print(f"FAILED    {head}: {outcome.result.get('subtype', 'execution')}: {outcome.result.get('message', '')}")
+            print(f"FAILED    {head}: {outcome.result.kind.value}: {outcome.result.message}")
             continue
-        cmp = compare(stored, outcome.result, args.rtol, args.atol)
+        cmp = compare(stored, outcome.result.to_json(), args.rtol, args.atol)
         largest = f"largest difference {cmp.largest:.3g}" + (f" at {cmp.where}" if cmp.largest else "")
         if cmp.problems:
             mismatches += 1

@@ -60,8 +60,8 @@ class Limits:
         return cls(conf.max_result_mb, conf.max_stdout_kb, conf.max_heatmap_cells, conf.max_graph_nodes)
 
     @classmethod
-    def from_job(cls, job: dict[str, Any]) -> Limits:
-        given = job.get("limits") or {}
+    def from_job(cls, given: dict[str, Any]) -> Limits:
+        """The limits a job carries (:meth:`to_job`); a missing or malformed value keeps its default."""
         return cls(**{k: given[k] for k in asdict(cls()) if isinstance(given.get(k), (int, float))})
 
 

@@ -34,9 +34,10 @@ from typing import Any
 
 from sphinx.util import logging
 
+from ..core.protocol import Job
 from ..warnings_ import Subtype, warn
 from .portable import PortableJobError, materialise, portable_job
-from .runner import Outcome, RunSettings, run_jobs
+from .runner import Outcome, RunSettings, crashed, run_jobs
 
 LOCAL_CLUSTER = "dask-local"
 _ADDRESS = re.compile(r"^(tcp|tls|ws|wss|ucx|inproc)://\S+$")
@@ -74,14 +75,14 @@ def executor_for(conf: Any) -> Callable[..., dict[str, Outcome]]:
     if conf.executor == "local":
         return run_jobs
 
-    def on_dask(jobs: dict[str, dict[str, Any]], settings: RunSettings,
+    def on_dask(jobs: dict[str, Job], settings: RunSettings,
                 progress: Progress | None = None) -> dict[str, Outcome]:
         return run_on_dask(jobs, settings, conf.executor, progress, python_given=conf.python != sys.executable)
 
     return on_dask
 
 
-def run_portable(key: str, job: dict[str, Any], settings: RunSettings) -> Outcome:
+def run_portable(key: str, job: Job, settings: RunSettings) -> Outcome:
     """The Dask task: materialise the job's files in a private folder and run it like a local job."""
     if not settings.python:  # no tensorviz_python given: the Dask worker's own interpreter
         settings = replace(settings, python=sys.executable)
@@ -89,20 +90,20 @@ def run_portable(key: str, job: dict[str, Any], settings: RunSettings) -> Outcom
         try:
             local = materialise(job, Path(folder) / "src")
         except (PortableJobError, OSError) as exc:
-            return Outcome(key, {"ok": False, "subtype": "crash", "message": f"the job cannot be set up: {exc}"})
+            return crashed(key, f"the job cannot be set up: {exc}")
         return run_jobs({key: local}, replace(settings, workers=1))[key]
 
 
-def run_on_dask(jobs: dict[str, dict[str, Any]], settings: RunSettings, address: str,
+def run_on_dask(jobs: dict[str, Job], settings: RunSettings, address: str,
                 progress: Progress | None = None, python_given: bool = False) -> dict[str, Outcome]:
     """Run every job as a Dask task and return the outcomes by key (as :func:`~.runner.run_jobs`)."""
     outcomes: dict[str, Outcome] = {}
-    carried: dict[str, dict[str, Any]] = {}
+    carried: dict[str, Job] = {}
     for key, job in sorted(jobs.items()):
         try:
             carried[key] = portable_job(job)
         except PortableJobError as exc:
-            outcomes[key] = Outcome(key, {"ok": False, "subtype": "crash", "message": f"not submitted: {exc}"})
+            outcomes[key] = crashed(key, f"not submitted: {exc}")
     if not carried:
         return outcomes
     remote = replace(settings, python=settings.python if python_given else "")
@@ -118,7 +119,7 @@ def run_on_dask(jobs: dict[str, dict[str, Any]], settings: RunSettings, address:
     return outcomes
 
 
-def _submit_all(client: Any, jobs: dict[str, dict[str, Any]], settings: RunSettings) -> Iterator[Outcome]:
+def _submit_all(client: Any, jobs: dict[str, Job], settings: RunSettings) -> Iterator[Outcome]:
     """Submit every job, yield outcomes as they finish, and resubmit a job whose worker was lost."""
     from distributed import as_completed
 
@@ -128,13 +129,13 @@ def _submit_all(client: Any, jobs: dict[str, dict[str, Any]], settings: RunSetti
     owner: dict[Any, tuple[str, int]] = {}
 
     def submit(key: str, attempt: int) -> None:
-        resources = {"GPU": 1} if jobs[key].get("device") == "gpu" else None
+        resources = {"GPU": 1} if jobs[key].device == "gpu" else None
         future = client.submit(run_portable, key, jobs[key], settings, key=f"tensorviz-{key[:16]}-{run}-{attempt}",
                                resources=resources, pure=False, retries=0)
         owner[future] = (key, attempt)
         pending.add(future)
 
-    waiting = [key for key in jobs if jobs[key].get("device") == "gpu" and not gpus]
+    waiting = [key for key in jobs if jobs[key].device == "gpu" and not gpus]
     if waiting:  # not the code's fault: nothing recorded, they run once a GPU worker joins
         warn(f"tensorviz_device = 'gpu' but no Dask worker offers a GPU resource; {len(waiting)} figure(s) were "
              "not executed. Start GPU workers with 'dask worker ADDRESS --resources GPU=1'", Subtype.config)
@@ -145,15 +146,10 @@ def _submit_all(client: Any, jobs: dict[str, dict[str, Any]], settings: RunSetti
         key, attempt = owner.pop(future)
         outcome = _outcome(key, future, attempt)
         if outcome is None:  # the worker was lost: once more
-            logger.info("tensorviz: the Dask worker running %s was lost; trying it once more", _shown(jobs[key]))
+            logger.info("tensorviz: the Dask worker running %s was lost; trying it once more", jobs[key].shown)
             submit(key, attempt + 1)
             continue
         yield outcome
-
-
-def _shown(job: dict[str, Any]) -> str:
-    """The job's lesson file (or page and line, for inline code), as the build shows figures."""
-    return str(job.get("inlineName") or job.get("entryPath") or job.get("entry"))
 
 
 def _outcome(key: str, future: Any, attempt: int) -> Outcome | None:
@@ -169,12 +165,10 @@ def _outcome(key: str, future: Any, attempt: int) -> Outcome | None:
     except KilledWorker as exc:
         if attempt < RETRIES:
             return None
-        return Outcome(key, {"ok": False, "subtype": "crash", "message": (
-            f"the Dask worker running it was lost {attempt + 1} times ({exc}); it was killed or ran out of "
-            "memory, or its machine went away. Check the Dask workers' logs, then build again")})
+        return crashed(key, f"the Dask worker running it was lost {attempt + 1} times ({exc}); it was killed or ran "
+                            "out of memory, or its machine went away. Check the Dask workers' logs, then build again")
     except Exception as exc:  # noqa: BLE001 - any error of the task's machinery fails this figure only
-        return Outcome(key, {"ok": False, "subtype": "crash",
-                             "message": f"the Dask task failed: {type(exc).__name__}: {exc}"})
+        return crashed(key, f"the Dask task failed: {type(exc).__name__}: {exc}")
     finally:
         future.release()
 

@@ -1,33 +1,27 @@
 """The execution phase of a build: after all documents are read, run every cache miss.
 
-Connected to ``env-get-outdated`` (documents whose figures have no artifact are
-re-read, so their warnings appear on every build) and ``env-updated`` (execute,
-store, print the summary line).
+:func:`stale_documents` answers ``env-get-outdated`` (documents whose figures have no
+artifact are re-read, so their warnings appear on every build) and :func:`execute_all`
+runs on ``env-updated`` (execute, store, print the summary line); the Sphinx glue
+(:mod:`sphinx_tensorviz.extension`) connects them, and ``tensorviz execute`` calls the
+second one itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
-from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
-from ..config import Settings, app_of, settings
-from ..core.hashing import SCHEMA_VERSION
+from ..config import Settings
+from ..core.artifact import build_artifact, failure_record
 from ..core.limits import Limits
+from ..core.protocol import RUNNERS, Failure, FailureKind, Job, Success
 from ..core.request import ExecutionRequest
-from ..core.state import (
-    all_requests,
-    catalogues_of,
-    failing_claims_of,
-    requests_of,
-    trusted_of,
-)
+from ..core.state import all_requests, catalogues_of, failing_claims_of, requests_of, trusted_of
 from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.guard import list_store
@@ -35,25 +29,20 @@ from ..warnings_ import Subtype, warn
 from .dask_executor import executor_for
 from .fingerprint import EnvironmentCheck
 from .runner import Outcome, run_settings
-from .safeguards import (
-    check_store_untouched,
-    limit_raised,
-    report_notes,
-    sandbox_refused,
-    write_or_hold,
-)
+from .safeguards import check_store_untouched, limit_raised, report_notes, sandbox_refused, write_or_hold
 from .sweep_check import sweep_job_points
 
 logger = logging.getLogger("sphinx_tensorviz")
 
+#: what the runner calls with the finished outcomes and their count, to show progress
+Progress = Callable[[Iterable[Outcome], int], Iterator[Outcome]]
 
-def outdated_docs(
-    app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
-) -> list[str]:
+
+def stale_documents(env: BuildEnvironment, conf: Settings, added: set[str], changed: set[str],
+                    removed: set[str]) -> list[str]:
     """Documents to re-read although unchanged: those showing a missing or failed figure or an
     artifact whose file changed since it was validated, and the catalogue pages when any document
     changed."""
-    conf = settings(app)
     store = ArtifactStore.for_settings(conf, trusted_of(env))
     stale = set(failing_claims_of(env)) - removed
     store.prefetch(r.content_hash for requests in requests_of(env).values() for r in requests)
@@ -70,11 +59,12 @@ def outdated_docs(
     return sorted(stale)
 
 
-def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
+def execute_all(env: BuildEnvironment, conf: Settings, verbosity: int = 0) -> None:
+    """Execute every request of the project whose artifact is missing, store what comes back, and
+    print the ``tensorviz: N executed, N cached, N failed`` line."""
     requests = all_requests(env)
     if not requests:
         return
-    conf = settings(app)
     store = ArtifactStore.for_settings(conf, trusted_of(env))
     first: dict[str, ExecutionRequest] = {}
     for request in requests:
@@ -92,26 +82,29 @@ def execute_phase(app: Sphinx, env: BuildEnvironment) -> None:
         if not jobs:
             continue
         before = list_store(store)
-        ran = executor_for(conf)(jobs, run_settings(conf), progress=lambda items, n: _progress(app, items, n, to_run))
+        ran = executor_for(conf)(jobs, run_settings(conf), progress=progress_bar(to_run, verbosity))
         check_store_untouched(store, before, ran, to_run)
         for content_hash, outcome in sorted(ran.items()):
             _store_outcome(store, to_run[content_hash], outcome, environment)
         outcomes.update(ran)
     stored = {h: store.read_artifact(h) for h in first}
-    failing = failing_claims_of(env)
+    failing = failing_claims_of(env)  # re-read on the next build, so their claims warn again
     failing.clear()
-    failing.update(
-        r.docname for r in requests
-        if isinstance(found := stored[r.content_hash], dict) and any(not c["passed"] for c in found.get("checks", []))
-    )
+    failing.update(r.docname for r in requests if isinstance(found := stored[r.content_hash], dict)
+                   and any(not c["passed"] for c in found.get("checks", [])))
+    _summarise(requests, outcomes, stored, store)
+
+
+def _summarise(requests: list[ExecutionRequest], outcomes: dict[str, Outcome],
+               stored: dict[str, dict[str, object] | StoreProblem | None], store: ArtifactStore) -> None:
+    """The summary line: "executed" counts what ran in this build, failures included; "failed" every
+    figure that has no artifact because its code failed, now or in an earlier build (recorded failures)."""
     ran = sum(1 for r in requests if r.content_hash in outcomes)
     cached = sum(1 for r in requests if r.content_hash not in outcomes and isinstance(stored[r.content_hash], dict))
     failed = sum(1 for r in requests if not isinstance(stored[r.content_hash], dict)
                  and (r.content_hash in outcomes or store.read_failure(r.content_hash) is not None))
     missing = len(requests) - cached - failed - sum(
         1 for r in requests if r.content_hash in outcomes and isinstance(stored[r.content_hash], dict))
-    # "executed" counts what ran in this build, failures included; "failed" counts every figure that
-    # has no artifact because its code failed, now or in an earlier build (recorded failures)
     logger.info("tensorviz: %d executed, %d cached, %d failed%s", ran, cached, failed,
                 f", {missing} not computed" if missing else "")
 
@@ -135,65 +128,29 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
     return environment.retry_reason(failure) is not None or limit_raised(failure, Limits.from_settings(conf))
 
 
-def job_for(request: ExecutionRequest, env: BuildEnvironment,
-            store: ArtifactStore | None = None) -> dict[str, Any] | None:
-    """The worker's job document for ``request``; ``None`` for a cross-sweep check while a point of
-    its sweep has no stored artifact (nothing to check yet)."""
+def job_for(request: ExecutionRequest, env: BuildEnvironment, store: ArtifactStore | None = None) -> Job | None:
+    """The worker's job for ``request``; ``None`` for a cross-sweep check while a point of its sweep
+    has no stored artifact (nothing to check yet), or when no ``store`` is given to read them from."""
     srcdir = Path(env.srcdir).resolve()
-    job: dict[str, Any] = {
-        "directive": request.directive,
-        "backend": request.backend,
-        "seed": request.seed,
-        "function": request.function,
-        "inputs": request.inputs,
-        "options": request.options,
-        "device": request.device,
-        "entry": request.entry,
-        "srcdir": str(srcdir),
-        "files": dict(request.files),  # carried as text when the job runs elsewhere (Dask)
-    }
+    points = None
     if request.directive == SWEEP_CHECK:
-        store = store or ArtifactStore.for_settings(settings(app_of(env)), trusted_of(env))
-        points = sweep_job_points(request.inputs, store.read_artifact)
+        points = sweep_job_points(request.inputs, store.read_artifact) if store is not None else None
         if points is None:
             return None
-        job["sweepPoints"] = points
     if request.inline_code is not None:
         doc = Path(env.doc2path(request.docname))
-        job.update(inlineCode=request.inline_code, inlineName=f"{doc}:{request.lineno}",
-                   searchPath=[str(doc.parent), str(srcdir)])
+        place = {"inline_code": request.inline_code, "inline_name": f"{doc}:{request.lineno}",
+                 "search_path": (str(doc.parent), str(srcdir))}
     else:
         entry = srcdir / request.entry
-        job.update(entryPath=str(entry), searchPath=[str(entry.parent), str(srcdir)])
-    return job
-
-
-def build_artifact(request: ExecutionRequest, result: dict[str, Any],
-                   execution: dict[str, float] | None = None) -> dict[str, Any]:
-    """The stored document for a successful execution.
-
-    ``execution`` (wall time and peak memory of this run) sits beside ``generatedAt``: both
-    are facts of one run, which determinism checks ignore.
-    """
-    environment = result["environment"]
-    artifact: dict[str, Any] = {
-        "schemaVersion": SCHEMA_VERSION,
-        "lessonId": request.lesson_id,
-        "contentHash": request.content_hash,
-        "rendererHash": request.renderer_hash,
-        "kind": "executed",
-        "generatedAt": datetime.now(timezone.utc).isoformat(),
-        **({"execution": execution} if execution else {}),
-        "provenance": f"recorded_{environment['backend']}_computation",
-        "environment": environment,
-        "stdout": result.get("stdout", ""),
-        "request": request.hashed_inputs(),
-        "data": result["data"],
-    }
-    for optional in ("checks", "diagram"):
-        if optional in result:
-            artifact[optional] = result[optional]
-    return artifact
+        place = {"entry_path": str(entry), "search_path": (str(entry.parent), str(srcdir))}
+    return Job(
+        directive=request.directive, runner=RUNNERS[request.directive], backend=request.backend,
+        seed=request.seed, function=request.function, inputs=request.inputs, options=request.options,
+        device=request.device, entry=request.entry, srcdir=str(srcdir),
+        files=dict(request.files),  # carried as text when the job runs elsewhere (Dask)
+        sweep_points=None if points is None else tuple(points), **place,
+    )
 
 
 def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome,
@@ -201,25 +158,15 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
     """Store an artifact or a failure record (only failures need the environment's fingerprint, which
     takes a scan of the installed packages)."""
     report_notes(request, outcome)
-    if outcome.ok:
+    result = outcome.result
+    if isinstance(result, Success):
         try:
-            artifact = build_artifact(request, outcome.result, execution_facts(outcome))
+            artifact = build_artifact(request, result, execution_facts(outcome))
             write_or_hold(store, request, "artifact", artifact, lambda: store.write_artifact(artifact))
             return
         except (ValueError, KeyError, TypeError) as exc:  # an invalid result fails the figure, not the build
-            result = {"ok": False, "subtype": "bad_result", "message": f"the result cannot be stored: {exc}"}
-    else:
-        result = outcome.result
-    record = {
-        "subtype": result.get("subtype", "execution"),
-        "message": result.get("message", ""),
-        "traceback": result.get("traceback", ""),
-        "stdout": result.get("stdout", ""),
-        "timeout": result.get("timeout"),
-        "environment": environment.fingerprint,
-        **({"limits": result["limits"]} if "limits" in result else {}),  # a limit failure: under which limits
-        "recordedAt": datetime.now(timezone.utc).isoformat(),
-    }
+            result = Failure(FailureKind.bad_result, f"the result cannot be stored: {exc}")
+    record = failure_record(result, environment.fingerprint)
     write_or_hold(store, request, "failure", {"contentHash": request.content_hash, **record},
                   lambda: store.write_failure(request.content_hash, record))
 
@@ -229,18 +176,18 @@ def execution_facts(outcome: Outcome) -> dict[str, float]:
     facts: dict[str, float] = {}
     if outcome.ended:
         facts["seconds"] = round(outcome.ended - outcome.started, 3)
-    peak = outcome.result.get("execution", {}).get("peakMemoryMb")
+    peak = outcome.result.execution.get("peakMemoryMb")
     if peak is not None:
         facts["peakMemoryMb"] = float(peak)
     return facts
 
 
-def _progress(
-    app: Sphinx, items: Iterable[Outcome], length: int, requests: dict[str, ExecutionRequest]
-) -> Iterator[Outcome]:
-    def label(outcome: Outcome) -> str:
+def progress_bar(requests: dict[str, ExecutionRequest], verbosity: int,
+                 what: str = "executing") -> Progress:
+    """Sphinx's progress bar over finished jobs, each named by its page and line."""
+    def shown(outcome: Outcome) -> str:
         request = requests[outcome.key]
         return f"{request.docname}:{request.lineno}"
 
-    return status_iterator(items, "tensorviz: executing... ", "darkgreen", length, app.verbosity,
-                           stringify_func=label)
+    return lambda items, length: status_iterator(items, f"tensorviz: {what}... ", "darkgreen", length, verbosity,
+                                                 stringify_func=shown)

@@ -34,6 +34,7 @@ from typing import IO, Any
 
 from sphinx.util import logging
 
+from ..core.protocol import Job
 from .processes import job_processes, kill_all, kill_group, make_job_dir
 from .zygote import LIBRARIES, PRELOAD
 
@@ -56,7 +57,7 @@ def pool_problem(enabled: bool, sandbox: str) -> str | None:
     return None
 
 
-def open_pool(jobs: list[dict[str, Any]], enabled: bool, sandbox: str, python: str, environment_for: EnvironmentFor,
+def open_pool(jobs: list[Job], enabled: bool, sandbox: str, python: str, environment_for: EnvironmentFor,
               startup_timeout: float) -> WorkerPool | None:
     """Warm parents for the backends of ``jobs``, or ``None`` where each job must run alone (said at ``-v``)."""
     problem = pool_problem(enabled, sandbox)
@@ -69,17 +70,17 @@ def open_pool(jobs: list[dict[str, Any]], enabled: bool, sandbox: str, python: s
     return WorkerPool(python, jobs, environment_for, startup_timeout)
 
 
-def libraries_used(jobs: list[dict[str, Any]], backend: str) -> set[str]:
+def libraries_used(jobs: list[Job], backend: str) -> set[str]:
     """The known heavy libraries (:data:`.zygote.LIBRARIES`) that the code of ``backend``'s jobs
     imports directly (the inline body or the entry file), so its parent can import them once."""
     found: set[str] = set()
     for job in jobs:
-        if job.get("backend") != backend:
+        if job.backend != backend:
             continue
-        code = job.get("inlineCode")
-        if code is None and job.get("entryPath"):
+        code = job.inline_code
+        if code is None and job.entry_path:
             with contextlib.suppress(OSError, UnicodeDecodeError):
-                code = Path(job["entryPath"]).read_text("utf-8")
+                code = Path(job.entry_path).read_text("utf-8")
         found |= {name for name in LIBRARIES.get(backend, ())
                   if re.search(rf"^\s*(?:import|from)\s+{name}\b", code or "", re.M)}
     return found
@@ -213,9 +214,9 @@ class _Parent:
 class WorkerPool:
     """The warm parents of one ``run_jobs`` call, one per backend its jobs use."""
 
-    def __init__(self, python: str, jobs: list[dict[str, Any]], environment_for: EnvironmentFor,
+    def __init__(self, python: str, jobs: list[Job], environment_for: EnvironmentFor,
                  startup_timeout: float) -> None:
-        backends = {str(job.get("backend")) for job in jobs}
+        backends = {job.backend for job in jobs}
         self.parents = {b: _Parent(python, b, environment_for, startup_timeout, libraries_used(jobs, b))
                         for b in sorted(backends) if b in PRELOAD}
 

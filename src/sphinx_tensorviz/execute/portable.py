@@ -12,10 +12,12 @@ a local one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from ..core.hashing import sha256_text
+from ..core.protocol import Job
 from ..core.request import INLINE
 
 
@@ -23,12 +25,12 @@ class PortableJobError(ValueError):
     """A job whose files cannot be carried (changed since read, unsafe path)."""
 
 
-def portable_job(job: dict[str, Any]) -> dict[str, Any]:
+def portable_job(job: Job) -> Job:
     """``job`` with its files' text and with paths relative to the source folder."""
-    srcdir = Path(job["srcdir"])
+    srcdir = Path(job.srcdir)
     sources: dict[str, str] = {}
-    for relative, expected in sorted(job.get("files", {}).items()):
-        if relative == INLINE:  # the body travels as inlineCode already
+    for relative, expected in sorted(job.files.items()):
+        if relative == INLINE:  # the body travels as inline code already
             continue
         try:
             text = (srcdir / relative).read_text("utf-8")
@@ -41,17 +43,14 @@ def portable_job(job: dict[str, Any]) -> dict[str, Any]:
     def inside(path: str) -> str:
         return Path(path).relative_to(srcdir).as_posix()
 
-    carried = {k: v for k, v in job.items() if k not in ("srcdir", "entryPath", "searchPath", "inlineName")}
-    carried.update(sources=sources, searchPath=[inside(p) for p in job["searchPath"]])
-    if "entryPath" in job:
-        carried["entryPath"] = inside(job["entryPath"])
-    if "inlineName" in job:
-        doc, _, line = job["inlineName"].rpartition(":")
-        carried["inlineName"] = f"{inside(doc)}:{line}"
-    return carried
+    return replace(
+        job, srcdir="", sources=sources, search_path=tuple(inside(p) for p in job.search_path),
+        entry_path=inside(job.entry_path) if job.entry_path else None,
+        inline_name=_relocated(job.inline_name, inside) if job.inline_name else None,
+    )
 
 
-def materialise(job: dict[str, Any], folder: Path) -> dict[str, Any]:
+def materialise(job: Job, folder: Path) -> Job:
     """Write a portable job's files under ``folder`` and return the job as a local one."""
     folder = folder.resolve()
 
@@ -61,18 +60,21 @@ def materialise(job: dict[str, Any], folder: Path) -> dict[str, Any]:
             raise PortableJobError(f"refusing the path {relative!r} in a job: it leaves the job's folder")
         return folder.joinpath(*pure.parts)
 
-    for relative, text in job["sources"].items():
+    for relative, text in (job.sources or {}).items():
         target = place(relative)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, "utf-8")
-    local = {k: v for k, v in job.items() if k != "sources"}
-    local["srcdir"] = str(folder)
-    local["searchPath"] = [str(place(p)) for p in job["searchPath"]]
-    for path in local["searchPath"]:
+    search_path = tuple(str(place(p)) for p in job.search_path)
+    for path in search_path:
         Path(path).mkdir(parents=True, exist_ok=True)
-    if "entryPath" in job:
-        local["entryPath"] = str(place(job["entryPath"]))
-    if "inlineName" in job:
-        doc, _, line = job["inlineName"].rpartition(":")
-        local["inlineName"] = f"{place(doc)}:{line}"
-    return local
+    return replace(
+        job, sources=None, srcdir=str(folder), search_path=search_path,
+        entry_path=str(place(job.entry_path)) if job.entry_path else None,
+        inline_name=_relocated(job.inline_name, lambda doc: str(place(doc))) if job.inline_name else None,
+    )
+
+
+def _relocated(inline_name: str, move: Callable[[str], str]) -> str:
+    """``page.md:LINE`` with the page's path moved by ``move``."""
+    doc, _, line = inline_name.rpartition(":")
+    return f"{move(doc)}:{line}"

@@ -18,15 +18,9 @@ from .tolerance import OUTPUT_VALUES_LIMIT
 _MAIN = '''
 
 def _load_entry():
-    import importlib.util
-
     path = HERE / RECORD["entry"]
     sys.path[:0] = [str(path.parent), str(HERE)]
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_file(path, path.stem)
 
 
 def _array(value):
@@ -35,17 +29,10 @@ def _array(value):
     return np.asarray(value, dtype=np.float64)
 
 
-def _with_seed(function, kwargs):
-    import inspect
-
-    params = inspect.signature(function).parameters
-    if "seed" in params:
-        kwargs.setdefault("seed", RECORD["seed"])
-    if "key" in params and RECORD["backend"] == "jax":
-        import jax
-
-        kwargs.setdefault("key", jax.random.PRNGKey(RECORD["seed"]))
-    return kwargs
+def _model_arguments(factory):
+    """A model factory gets the seed, never a JAX key (as in the worker that recorded the figure)."""
+    return seeded_arguments(factory, RECORD["options"]["model_args"] or {}, RECORD["seed"], RECORD["backend"],
+                            key=False)
 
 
 def reproduce():
@@ -57,17 +44,17 @@ def reproduce():
         if function is None:  # the code's module-level ``result``
             value = module.result
         else:
-            value = function(**_with_seed(function, dict(RECORD["inputs"] or {})))
+            value = function(**seeded_arguments(function, RECORD["inputs"] or {}, RECORD["seed"], RECORD["backend"]))
         if isinstance(value, dict):
             value = value["values"]
         return {"values": _array(value).tolist()}
     args, kwargs = build_call(RECORD["options"]["inputs"], RECORD["backend"], RECORD["seed"])
     if RECORD["backend"] != "torch":
-        fn = function(**_with_seed(function, dict(RECORD["options"]["model_args"] or {})))
+        fn = function(**_model_arguments(function))
         return {"output": _array(fn(*args)).ravel()[:OUTPUT_VALUES].tolist()}
     import torch
 
-    model = function(**_with_seed(function, dict(RECORD["options"]["model_args"] or {})))
+    model = function(**_model_arguments(function))
     model.eval()
     recorded, hooks = {}, []
     modules = dict(model.named_modules())
@@ -154,7 +141,8 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
         "options": request.get("options", {}), "expected": expected_values(artifact),
     }
     environment = worker_environment("cpu")
-    shared = "\n\n".join([*_sources("inputs.py", ("InputSpecError", "numpy_input", "build_call", "_input_name")),
+    shared = "\n\n".join([*_sources("loader.py", ("BadResult", "import_file", "seeded_arguments")),
+                            *_sources("inputs.py", ("InputSpecError", "numpy_input", "build_call", "_input_name")),
                             *_sources("determinism.py", ("seed_everything",)),
                             *_sources("tolerance.py", ("FLOAT_EPS", "RTOL_ULPS", "RTOL_ULPS_HALF", "ATOL_ULPS", "NOISE_ULPS",
                                                        "ASSUMED_DTYPE", "is_exact", "default_tolerance", "within"))])
@@ -165,7 +153,8 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
         "is outside it).\n"
         '"""\n\n'
         "from __future__ import annotations\n\n"
-        "import json\nimport os\nimport pathlib\nimport random\nimport sys\nfrom typing import Any\n\n"
+        "import importlib.util\nimport inspect\nimport json\nimport os\nimport pathlib\nimport random\nimport sys\n"
+        "import types\nfrom pathlib import Path\nfrom typing import Any\n\n"
         f"os.environ.update({json.dumps(environment, sort_keys=True)})\n\n"
         "import numpy as np\n\n"
         "HERE = pathlib.Path(__file__).resolve().parent\n"

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from .loader import BadResult
 
-class BadResult(ValueError):
-    """The lesson code ran but returned something the directive cannot show."""
+__all__ = ["BadResult", "dtype_name", "heatmap_data", "to_numpy"]
 
 
 def dtype_name(value: Any) -> str:

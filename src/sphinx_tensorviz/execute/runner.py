@@ -29,11 +29,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
 from ..core.limits import LimitExceeded, Limits, check_data_size, check_result_size
+from ..core.protocol import Failure, FailureKind, Job, Result, parse_result
 from .caches import cache_environment, cache_mounts
 from .determinism import worker_environment
 from .pool import ForkedWorker, WorkerPool, open_pool
@@ -74,20 +75,25 @@ def run_settings(conf: Any) -> RunSettings:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one job produced: a result document from the worker, or a failure made here."""
+    """What one job produced: the worker's result, or a failure the build found (timeout, crash)."""
 
     key: str
-    result: dict[str, Any]
+    result: Result
     started: float = 0.0  # wall-clock time (time.time()) of the job's start and end, 0 when unknown
     ended: float = 0.0
 
     @property
     def ok(self) -> bool:
-        return bool(self.result.get("ok"))
+        return self.result.ok
+
+
+def crashed(key: str, message: str) -> Outcome:
+    """The outcome of a job that could not run at all (no interpreter, no cluster, no files)."""
+    return Outcome(key, Failure(FailureKind.crash, message))
 
 
 def run_jobs(
-    jobs: dict[str, dict[str, Any]],
+    jobs: dict[str, Job],
     settings: RunSettings,
     progress: Callable[[Iterable[Outcome], int], Iterator[Outcome]] | None = None,
 ) -> dict[str, Outcome]:
@@ -134,7 +140,7 @@ def passed_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k in _PASSED or k.startswith(_PASSED_PREFIXES)}
 
 
-def run_one(key: str, job: dict[str, Any], settings: RunSettings, warm: WorkerPool | None = None) -> Outcome:
+def run_one(key: str, job: Job, settings: RunSettings, warm: WorkerPool | None = None) -> Outcome:
     """Run one job in its own temp folder, which is removed on every path out of here."""
     started = time.time()
     job_dir = make_job_dir(key)
@@ -167,17 +173,16 @@ class _Guarded:
         os.close(self.lifeline)
 
 
-def _run_in(job_dir: Path, key: str, job: dict[str, Any], settings: RunSettings, warm: WorkerPool | None) -> Outcome:
+def _run_in(job_dir: Path, key: str, job: Job, settings: RunSettings, warm: WorkerPool | None) -> Outcome:
     if shutil.which(settings.python) is None:
-        return Outcome(key, {"ok": False, "subtype": "crash", "message": f"cannot start the worker "
-                             f"{settings.python!r} (tensorviz_python): no such executable"})
+        return crashed(key, f"cannot start the worker {settings.python!r} (tensorviz_python): no such executable")
     for private in ("work", "tmp", "home"):
         (job_dir / private).mkdir()
-    (job_dir / "job.json").write_text(json.dumps(
-        {**job, "memoryLimitMb": settings.memory_limit_mb, "limits": settings.limits.to_job()}), "utf-8")
+    job = replace(job, memory_limit_mb=settings.memory_limit_mb, limits=settings.limits.to_job())
+    (job_dir / "job.json").write_text(json.dumps(job.to_json()), "utf-8")
     token = secrets.token_hex(16)
     if warm is not None:
-        worker = warm.start(str(job.get("backend")), {
+        worker = warm.start(job.backend, {
             "job": str(job_dir / "job.json"), "result": str(job_dir / "result.json"), "cwd": str(job_dir / "work"),
             "token": token, "jobDir": str(job_dir), "environment": _private(token, job_dir)})
         if worker is not None:
@@ -208,7 +213,7 @@ def _watch(worker: _Guarded | ForkedWorker, token: str, settings: RunSettings) -
     return (worker.returncode if finished else None), reader.tail()
 
 
-def _start_guarded(key: str, job_dir: Path, job: dict[str, Any], settings: RunSettings,
+def _start_guarded(key: str, job_dir: Path, job: Job, settings: RunSettings,
                    token: str) -> _Guarded | Outcome:
     """A fresh worker under its job guard, or the ``crash`` outcome when it cannot start."""
     lifeline_read, lifeline_write = os.pipe()  # only this process holds the write end
@@ -220,14 +225,13 @@ def _start_guarded(key: str, job_dir: Path, job: dict[str, Any], settings: RunSe
         )
     except OSError as exc:
         os.close(lifeline_write)
-        return Outcome(key, {"ok": False, "subtype": "crash",
-                             "message": f"cannot start the job guard {sys.executable!r}: {exc}"})
+        return crashed(key, f"cannot start the job guard {sys.executable!r}: {exc}")
     finally:
         os.close(lifeline_read)
     return _Guarded(process, lifeline_write)
 
 
-def _guarded_command(job_dir: Path, job: dict[str, Any], settings: RunSettings, token: str,
+def _guarded_command(job_dir: Path, job: Job, settings: RunSettings, token: str,
                      lifeline_fd: int) -> tuple[list[str], dict[str, str]]:
     """The command line (job guard, maybe bwrap, worker) and the environment of one job."""
     env = _environment(settings, token, job_dir)
@@ -235,7 +239,7 @@ def _guarded_command(job_dir: Path, job: dict[str, Any], settings: RunSettings, 
                str(job_dir / "result.json")]
     if settings.sandbox:
         env["HOME"] = str(job_dir / "home")
-        srcdir = Path(job["srcdir"]) if job.get("srcdir") else None
+        srcdir = Path(job.srcdir) if job.srcdir else None
         command = sandbox_command(command, job_dir, srcdir, settings.python,
                                   [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()]
                                   + cache_mounts(settings.compilation_cache))
@@ -261,33 +265,23 @@ def _private(token: str, folder: Path) -> dict[str, str]:
 def _outcome(key: str, result_path: Path, returncode: int | None, output: bytes, settings: RunSettings) -> Outcome:
     """The job's outcome from its result file (``returncode`` ``None``: it ran out of time)."""
     if returncode is None:
-        return Outcome(key, {
-            "ok": False,
-            "subtype": "timeout",
-            "message": f"still running after {settings.timeout:g} s (tensorviz_timeout); the worker was stopped",
-            "traceback": _tail(output),
-            "timeout": settings.timeout,
-        })
+        return Outcome(key, Failure(
+            FailureKind.timeout, f"still running after {settings.timeout:g} s (tensorviz_timeout); the worker was stopped",
+            _tail(output), timeout=settings.timeout))
     try:
         check_result_size(result_path.stat().st_size, settings.limits)
-        result = _checked_result(json.loads(result_path.read_text("utf-8")))
-        if result["ok"]:  # the worker checked this too, but it ran untrusted code
-            check_data_size(result["data"], settings.limits)
+        result = parse_result(json.loads(result_path.read_text("utf-8")))
+        if result.ok:  # the worker checked this too, but it ran untrusted code
+            check_data_size(result.data, settings.limits)
     except LimitExceeded as exc:
-        return Outcome(key, {"ok": False, "subtype": "limit", "message": str(exc),
-                             "limits": _exceeded(settings.limits, exc.name)})
-    except (OSError, json.JSONDecodeError, ValueError):
-        return Outcome(key, {
-            "ok": False,
-            "subtype": "crash",
-            "message": _exit_reason(returncode),
-            "traceback": _tail(output),
-        })
-    if result.get("subtype") == "limit":  # recorded, so raising the limit runs it again
-        result["limits"] = _exceeded(settings.limits, result.get("limit"))
+        return Outcome(key, Failure(FailureKind.limit, str(exc), limits=_exceeded(settings.limits, exc.name)))
+    except (OSError, ValueError):  # no result file, not JSON, or not a result the protocol knows
+        return Outcome(key, Failure(FailureKind.crash, _exit_reason(returncode), _tail(output)))
+    if not result.ok and result.kind is FailureKind.limit:  # recorded, so raising the limit runs it again
+        result = replace(result, limits=_exceeded(settings.limits, result.limit))
     text = output.decode("utf-8", "replace")
     if text.strip():
-        result["stderr"] = text[-4000:]
+        result = replace(result, stderr=text[-4000:])
     return Outcome(key, result)
 
 
@@ -357,36 +351,6 @@ class _TailReader(threading.Thread):
         if not self.is_alive():
             self.stream.close()
         return bytes(self.kept)
-
-
-def _checked_result(result: Any) -> dict[str, Any]:
-    """The result file is written by a process that ran untrusted code: accept only its known shape."""
-    if not isinstance(result, dict) or not isinstance(result.get("ok"), bool):
-        raise ValueError("not a result document")
-    if result["ok"]:
-        data, environment = result.get("data"), result.get("environment")
-        if not isinstance(data, dict) or data.get("kind") not in ("heatmap", "graph", "sweep-check"):
-            raise ValueError("no data of a known kind")
-        if not isinstance(environment, dict) or not all(isinstance(environment.get(k), str)
-                                                        for k in ("backend", "python", "framework")):
-            raise ValueError("no environment")
-        if not isinstance(result.get("stdout", ""), str) or not isinstance(result.get("checks", []), list):
-            raise ValueError("stdout or checks of the wrong type")
-    else:
-        subtype = result.get("subtype")
-        if subtype not in ("execution", "bad_result", "limit") or not isinstance(result.get("message"), str):
-            raise ValueError("not a failure the worker reports")
-        for name in ("traceback", "stdout"):
-            if not isinstance(result.get(name, ""), str):
-                raise ValueError(f"{name} is not text")
-    execution = result.get("execution", {})
-    if not isinstance(execution, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                  for v in execution.values()):
-        raise ValueError("execution facts are not numbers")
-    notes = result.get("notes", [])
-    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
-        raise ValueError("notes are not a list of text")
-    return result
 
 
 def _exit_reason(code: int) -> str:

@@ -85,5 +85,5 @@ def limit_raised(failure: dict[str, Any], limits: Limits) -> bool:
 
 def report_notes(request: ExecutionRequest, outcome: Outcome) -> None:
     """The worker's notes on what it had to cut (e.g. printed output over tensorviz_max_stdout_kb)."""
-    for note in outcome.result.get("notes", []):
+    for note in outcome.result.notes:
         warn(f"{request.directive}: {note}", Subtype.limit, location=(request.docname, request.lineno))

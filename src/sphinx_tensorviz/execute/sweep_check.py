@@ -12,6 +12,8 @@ from __future__ import annotations
 import types
 from typing import Any
 
+from ..core.protocol import Job
+
 
 def sweep_job_points(inputs: dict[str, Any], read_artifact: Any) -> list[dict[str, Any]] | None:
     """``[{"values": [...], "contentHash": h, "data": [[...]]}]`` for every point, or ``None``
@@ -25,19 +27,19 @@ def sweep_job_points(inputs: dict[str, Any], read_artifact: Any) -> list[dict[st
     return points
 
 
-def run_sweep_check(module: types.ModuleType, job: dict[str, Any]) -> dict[str, Any]:
+def run_sweep_check(module: types.ModuleType, job: Job) -> dict[str, Any]:
     """Run the cross-sweep checks; ``data`` records which points (by hash) they saw."""
     import numpy as np
 
-    from .graph_run import run_checks
+    from .checks import run_checks
 
-    names = job["inputs"]["parameters"]
-    points = job["sweepPoints"]
+    names = job.inputs["parameters"]
+    points = job.sweep_points or ()
     table = {
         (p["values"][0] if len(names) == 1 else tuple(p["values"])): np.asarray(p["data"], dtype=np.float64)
         for p in points
     }
-    checks = run_checks(module, job["options"]["checks"], table)
+    checks = run_checks(module, job.options["checks"], table)
     data = {
         "kind": "sweep-check",
         "parameters": names,

@@ -30,7 +30,7 @@ from ..read.steps_directive import (
     tensorviz_steps,
 )
 from ..store.artifacts import ArtifactStore, StoreProblem
-from ..warnings_ import Subtype, warn
+from ..warnings_ import Subtype, failure_subtype, warn
 from .assemble import Prompt, html_figure, latex_figure, plain_figure
 from .bidi import isolate_text_nodes
 from .cache import RenderCache
@@ -298,8 +298,7 @@ class RenderFigures(SphinxPostTransform):
                 problem: StoreProblem | None) -> nodes.Node:
         failure = store.read_failure(request.content_hash)
         if failure is not None:
-            known = {s.value for s in Subtype}
-            subtype = Subtype(failure["subtype"]) if failure["subtype"] in known else Subtype.crash
+            subtype = failure_subtype(failure["subtype"])
             tail = "\n".join(failure["traceback"].splitlines()[-_TRACEBACK_LINES:])
             message = failure["message"] or "the lesson code failed without a message"
             what = "result refused" if subtype is Subtype.limit else "lesson code failed"

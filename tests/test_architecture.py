@@ -1,0 +1,123 @@
+"""The package's shape, enforced: which folder may import which, and how big a module may grow.
+
+The pipeline folders hand data forward (read -> execute -> store -> render) through the shared
+types of ``core/``; a stage that imported another backwards would tie their code together
+again. Every import counts, including those inside functions (lazy imports are still
+dependencies). The rules (see ``docs/explanation/architecture.md``):
+
+* ``core/`` imports only ``core/`` (and the package root, for its version);
+* ``read/``, ``execute/``, ``store/`` and ``render/`` import ``core/``, their own folder and the
+  top-level helpers (``config``, ``warnings_``); ``execute/`` and ``render/`` may also import
+  ``store/``, their hand-off;
+* ``features/<kind>`` imports the stages, ``core/`` and the helpers, never another feature;
+* only the Sphinx glue (``extension``) and ``cli/`` import ``features/``;
+* the helpers import only ``core/`` and each other.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "sphinx_tensorviz"
+ROOT = "sphinx_tensorviz"
+STAGES = ("read", "execute", "store", "render")
+HELPERS = ("config", "warnings_")
+MAX_LINES = 400
+
+
+def module_name(path: Path) -> str:
+    parts = [ROOT, *path.relative_to(PACKAGE).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path) -> set[str]:
+    """Every ``sphinx_tensorviz`` module ``path`` imports, anywhere in it, as absolute names."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            # ``from . import options``: the names may be modules themselves
+            found.update(f"{target}.{alias.name}" for alias in node.names
+                         if (PACKAGE.parent / Path(*f"{target}.{alias.name}".split("."))).with_suffix(".py").exists()
+                         or (PACKAGE.parent / Path(*f"{target}.{alias.name}".split("."))).is_dir())
+    return {m for m in found if m == ROOT or m.startswith(ROOT + ".")}
+
+
+def area(module: str) -> str:
+    """``core``, a stage, ``features.<kind>``, ``cli``, a helper, ``extension`` or ``root``."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "root"
+    if parts[1] == "features":
+        return "features" if len(parts) == 2 else f"features.{parts[2]}"
+    return parts[1]
+
+
+def allowed(source: str, target: str) -> bool:
+    """May a module of area ``source`` import one of area ``target``?"""
+    if target == "root" or source == target:
+        return True
+    if source in ("extension", "root", "__main__"):
+        return True  # the Sphinx glue wires everything together
+    if source == "cli":
+        return target != "extension"
+    if source == "core":
+        return False
+    if source in HELPERS:
+        return target in ("core", *HELPERS)
+    if source in STAGES:
+        return target in ("core", *HELPERS) or (source in ("execute", "render") and target == "store")
+    if source.startswith("features."):
+        return target in ("core", *HELPERS, *STAGES)
+    if source == "features":  # the package's own __init__
+        return target.startswith("features.") or target in ("core", *HELPERS, *STAGES)
+    return False
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_the_package_has_the_folders_the_rules_talk_about() -> None:
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert {"core", *STAGES, "cli"} <= folders
+    assert len(MODULES) > 50  # the scan sees the whole package
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_imports_follow_the_pipeline(path: Path) -> None:
+    source = area(module_name(path))
+    wrong = sorted(t for t in imported(path) if not allowed(source, area(t)))
+    assert not wrong, f"{module_name(path)} ({source}) may not import {', '.join(wrong)}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_no_module_is_too_long(path: Path) -> None:
+    lines = len(path.read_text("utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{path.name} has {lines} lines; split it by job (at most {MAX_LINES})"
+
+
+def test_the_rules_reject_what_they_should() -> None:
+    """The checker itself: backwards and sideways imports are refused, the allowed ones pass."""
+    assert not allowed("read", "execute")
+    assert not allowed("render", "read")
+    assert not allowed("store", "render")
+    assert not allowed("core", "store")
+    assert not allowed("features.tour", "features.graph")
+    assert not allowed("render", "features.graph")
+    assert allowed("execute", "store") and allowed("render", "store") and allowed("read", "core")
+    assert allowed("features.graph", "render") and allowed("cli", "features.graph")
+    assert area("sphinx_tensorviz.features.graph.render") == "features.graph"
+    inside = PACKAGE / "execute" / "phase.py"
+    assert "sphinx_tensorviz.core.request" in imported(inside) or "sphinx_tensorviz.core.state" in imported(inside)
