@@ -17,7 +17,7 @@ from sphinx_tensorviz.render.graph_frames import frame_files
 from sphinx_tensorviz.render.graph_layout import build_view, layout_graph, module_frames
 from sphinx_tensorviz.render.graph_svg import graph_outline, graph_to_svg
 from sphinx_tensorviz.render.ids import element_id, id_token
-from sphinx_tensorviz.render.tour import GraphOnPage
+from sphinx_tensorviz.render.graph_page import GraphOnPage
 
 SEEDS = ROOT / "tests" / "seeds"  # copies of ../shared/seeds, the documents our schema starts from
 SVG = "{http://www.w3.org/2000/svg}"
@@ -422,9 +422,9 @@ def test_arc3_matches_matplotlib_convention() -> None:
 def test_a_warm_page_write_does_not_lay_the_graph_out_again(graph: dict, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """The SVG and the outline are cached per drawing; the layout runs only when one of them misses."""
-    from sphinx_tensorviz.render import graph as graph_module
+    from sphinx_tensorviz.features.graph import render as graph_module
     from sphinx_tensorviz.render.cache import RenderCache
-    from sphinx_tensorviz.render.transform import RenderContext
+    from sphinx_tensorviz.render.page import RenderContext
 
     calls: list[int] = []
     real = graph_module.layout_graph
@@ -440,7 +440,7 @@ def test_a_warm_page_write_does_not_lay_the_graph_out_again(graph: dict, tmp_pat
 
 
 def test_an_ambiguous_or_unknown_target_warns_with_the_candidates(graph: dict, caplog: pytest.LogCaptureFixture) -> None:
-    from sphinx_tensorviz.render.tour import resolve_target
+    from sphinx_tensorviz.features.tour.render import resolve_target
 
     tour = GraphOnPage("fig", {"data": graph}, 2, ())
     shared = next(label for label, ids in tour.drawn_labels.items() if len(ids) > 1)

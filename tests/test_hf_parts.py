@@ -13,7 +13,7 @@ from sphinx_tensorviz.execute.activations import activation_record
 from sphinx_tensorviz.execute.graph_filter import fold_groups
 from sphinx_tensorviz.execute.results import BadResult
 from sphinx_tensorviz.core.ids import canonical
-from sphinx_tensorviz.render.tour import GraphOnPage
+from sphinx_tensorviz.render.graph_page import GraphOnPage
 
 torch = pytest.importorskip("torch")
 

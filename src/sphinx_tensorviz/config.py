@@ -15,6 +15,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
+from .core.locations import default_cache_dir, is_url
 from .warnings_ import Subtype, warn
 
 MODES = ("auto", "cache-only", "force", "off")
@@ -140,8 +141,6 @@ def settings(app: Sphinx) -> Settings:
 
 def store_url(cfg: Config) -> str:
     """The remote store's URL, or "" when the store is a local folder."""
-    from .store.remote import is_url
-
     location = str(cfg.tensorviz_artifact_store or "")
     return location.rstrip("/") if is_url(location) else ""
 
@@ -154,8 +153,6 @@ def store_folder(confdir: str | os.PathLike[str], cfg: Config) -> Path:
         return (Path(confdir) / location).resolve()
     if cfg.tensorviz_cache_dir:
         return (Path(confdir) / cfg.tensorviz_cache_dir).resolve()
-    from .store.remote import default_cache_dir
-
     return default_cache_dir(url)
 
 
@@ -164,50 +161,28 @@ def check_config(app: Sphinx, config: Config) -> None:
     _choice(config, "tensorviz_execution_mode", MODES)
     _choice(config, "tensorviz_device", DEVICES)
     if not isinstance(config.tensorviz_workers, int) or config.tensorviz_workers < 1:
-        _reset(config, "tensorviz_workers", "must be an integer of at least 1")
+        reset(config, "tensorviz_workers", "must be an integer of at least 1")
     if not isinstance(config.tensorviz_timeout, (int, float)) or config.tensorviz_timeout <= 0:
-        _reset(config, "tensorviz_timeout", "must be a positive number of seconds")
+        reset(config, "tensorviz_timeout", "must be a positive number of seconds")
     if not isinstance(config.tensorviz_memory_limit_mb, int) or config.tensorviz_memory_limit_mb < 0:
-        _reset(config, "tensorviz_memory_limit_mb", "must be a non-negative integer")
+        reset(config, "tensorviz_memory_limit_mb", "must be a non-negative integer")
     for name, smallest in LIMITS:
         value = config[name]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < smallest:
-            _reset(config, name, f"must be a number of at least {smallest:g}")
+            reset(config, name, f"must be a number of at least {smallest:g}")
     _choice(config, "tensorviz_sandbox", SANDBOXES)
     for name in ("tensorviz_worker_pool", "tensorviz_compilation_cache"):
         if not isinstance(config[name], bool):
-            _reset(config, name, "must be True or False")
-    _check_remote(config)
-
-
-def _check_remote(config: Config) -> None:
-    """A remote store or Dask executor whose optional packages are missing falls back to local, loudly."""
-    from .execute.dask_executor import executor_problem
-    from .store.remote import filesystem, is_url
-    from .store.signing import KEY_VARIABLE, signing_key
-
-    location = str(config.tensorviz_artifact_store or "")
-    if is_url(location):
-        try:
-            filesystem(location)
-        except (ImportError, ValueError) as exc:
-            _reset(config, "tensorviz_artifact_store", f"cannot be opened ({exc})")
-    if config.tensorviz_require_signature and not is_url(location):
-        _reset(config, "tensorviz_require_signature", "applies to remote stores only (tensorviz_artifact_store = URL)")
-    elif config.tensorviz_require_signature and not signing_key():
-        warn(f"tensorviz_require_signature is on but {KEY_VARIABLE} is not set: every remote artifact will be "
-             "refused. Set the key in the environment of this build", Subtype.config)
-    problem = executor_problem(config.tensorviz_executor)
-    if problem:
-        _reset(config, "tensorviz_executor", problem)
+            reset(config, name, "must be True or False")
 
 
 def _choice(config: Config, name: str, choices: tuple[str, ...]) -> None:
     if config[name] not in choices:
-        _reset(config, name, "must be one of " + ", ".join(repr(c) for c in choices))
+        reset(config, name, "must be one of " + ", ".join(repr(c) for c in choices))
 
 
-def _reset(config: Config, name: str, why: str) -> None:
+def reset(config: Config, name: str, why: str) -> None:
+    """Warn that ``name`` is unusable (``why``) and use its default instead."""
     default = next(v.default for v in CONFIG_VALUES if v.name == name)
     warn(f"{name} = {config[name]!r} {why}; using {default!r}", Subtype.config)
     config[name] = default

@@ -1,7 +1,11 @@
-"""Wiring: every feature module's ``setup_*`` is called from here, in pipeline order.
+"""The Sphinx glue: the one module that wires the stages and the features into Sphinx.
 
-read (directives collect requests) -> execute (after reading, in workers) ->
-store (artifacts on disk) -> render (post-transform per builder).
+The pipeline (see ``docs/explanation/architecture.md``): ``read/`` directives describe
+computations and leave nodes; after reading, ``execute/`` runs the cache misses in worker
+processes and ``store/`` keeps the artifacts; at write time ``render/`` draws every figure
+for the builder. Each figure kind is a feature (``features/<kind>``) with its own ``setup_*``
+that registers its directive, nodes, drawing and page passes; the hooks that join the stages
+are the thin functions at the end of this module.
 """
 
 from __future__ import annotations
@@ -12,49 +16,38 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from .config import settings, setup_config
-from .core.nodes import tensorviz_figure, visit_unreplaced
+from .core.nodes import add_placeholder_node, tensorviz_figure
+from .execute.dask_executor import check_executor_config
 from .execute.phase import execute_all, stale_documents
+from .features.activations import setup_activations
+from .features.diagram import setup_diagram
+from .features.downloads import setup_downloads
+from .features.graph import setup_graph
+from .features.heatmap import setup_heatmap
+from .features.lesson import setup_lesson
+from .features.report import setup_report
+from .features.tour import setup_tour
 from .read.collector import RequestCollector
-from .read.directives import HeatmapDirective
-from .read.graph_directive import GraphDirective
-from .read.lesson_directive import (
-    CatalogueDirective,
-    LessonDirective,
-    tensorviz_catalogue,
-    tensorviz_lesson,
-)
-from .read.steps_directive import (
-    ActivationsDirective,
-    StepDirective,
-    StepsDirective,
-    tensorviz_activations,
-    tensorviz_step,
-    tensorviz_steps,
-)
 from .render.assets import add_static_path, link_assets
-from .render.execution_times import write_execution_times
 from .render.html_nodes import setup_html_nodes
 from .render.latex import setup_latex_nodes
 from .render.transform import RenderFigures
+from .store.remote import check_store_config
 
 #: bump when the shape of what is kept in the environment changes
-ENV_VERSION = 2
+ENV_VERSION = 3
 
 
 def setup_extension(app: Sphinx) -> dict[str, Any]:
     setup_config(app)
-    # read
-    app.add_directive("tv-heatmap", HeatmapDirective)
-    app.add_directive("tv-graph", GraphDirective)
-    app.add_directive("tv-steps", StepsDirective)
-    app.add_directive("tv-step", StepDirective)
-    app.add_directive("tv-activations", ActivationsDirective)
-    app.add_directive("tv-lesson", LessonDirective)
-    app.add_directive("tv-catalogue", CatalogueDirective)
-    for node in (tensorviz_figure, tensorviz_steps, tensorviz_step, tensorviz_activations, tensorviz_lesson,
-                 tensorviz_catalogue):
-        app.add_node(node, **{b: (visit_unreplaced, None) for b in ("html", "latex", "text", "man", "texinfo")})
+    app.connect("config-inited", check_store_config)
+    app.connect("config-inited", check_executor_config)
+    # read: the common figure node and the per-document tables; each feature adds its directives
+    add_placeholder_node(app, tensorviz_figure)
     app.add_env_collector(RequestCollector)
+    for setup_feature in (setup_heatmap, setup_graph, setup_diagram, setup_tour, setup_activations, setup_lesson,
+                          setup_downloads, setup_report):
+        setup_feature(app)
     # execute + store
     app.connect("env-get-outdated", _documents_to_reread)
     app.connect("env-updated", _execute)
@@ -64,7 +57,6 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(RenderFigures)
     app.connect("builder-inited", add_static_path)
     app.connect("html-page-context", link_assets)
-    app.connect("build-finished", write_execution_times)
     return {"env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}
 
 

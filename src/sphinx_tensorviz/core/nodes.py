@@ -6,6 +6,8 @@ builder, by :mod:`sphinx_tensorviz.render.transform`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from docutils import nodes
 
 
@@ -16,3 +18,8 @@ class tensorviz_figure(nodes.General, nodes.Element):  # noqa: N801 - docutils n
 def visit_unreplaced(self: object, node: nodes.Element) -> None:
     """Never reached in practice: the render transform replaces every figure for every builder."""
     raise nodes.SkipNode
+
+
+def add_placeholder_node(app: Any, node_class: type[nodes.Element]) -> None:
+    """Register a node that the renderer replaces before any writer sees it (every builder's format)."""
+    app.add_node(node_class, **{b: (visit_unreplaced, None) for b in ("html", "latex", "text", "man", "texinfo")})

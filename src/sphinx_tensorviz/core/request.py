@@ -14,9 +14,6 @@ from typing import Any
 
 from .hashing import SCHEMA_VERSION, digest, sha256_text
 
-#: Bumped whenever rendering changes, so cached figures are redrawn.
-RENDERER_VERSION = 1
-
 INLINE = "<inline>"
 
 #: Bumped whenever a backend's graph capture changes what a ``tv-graph`` artifact holds, so
@@ -78,9 +75,15 @@ class ExecutionRequest:
 
 @cache
 def renderer_fingerprint() -> str:
-    """Changes whenever the drawing code changes, so cached figures are never stale."""
+    """Changes whenever the drawing code changes, so cached figures are never stale.
+
+    The drawing code is ``render/`` and the figure kinds of ``features/``; they are hashed as
+    files (read, never imported: the request must not depend on the stages that use it).
+    """
     from .. import __version__
 
-    render = Path(__file__).parent.parent.joinpath("render")
-    code = sorted((p.name, p.read_bytes()) for p in [*render.glob("*.py"), *render.glob("*.json")])
-    return sha256_text(f"{RENDERER_VERSION}:{__version__}:" + "".join(f"{n}:{b.hex()}" for n, b in code))
+    package = Path(__file__).resolve().parent.parent
+    files = [*package.joinpath("render").glob("*.py"), *package.joinpath("render").glob("*.json"),
+             *package.joinpath("features").rglob("*.py")]
+    code = sorted((p.relative_to(package).as_posix(), p.read_bytes()) for p in files)
+    return sha256_text(f"{__version__}:" + "".join(f"{n}:{b.hex()}" for n, b in code))

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .layouts import LAYOUTS, normalise_layout
+from ..core.layouts import LAYOUTS, normalise_layout
 from .results import BadResult, dtype_name, to_numpy
 
 __all__ = ["LAYOUTS", "activation_record", "normalise_layout"]

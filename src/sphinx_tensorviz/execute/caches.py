@@ -22,20 +22,15 @@ it the cache stays in the job's private temp folder, removed with the job.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from ..core.locations import cache_home
 
 _NEVER = "1e9"  #: seconds: a write threshold no compilation reaches
 
 
-def cache_root() -> Path:
-    """``$XDG_CACHE_HOME/sphinx-tensorviz``, or ``~/.cache/sphinx-tensorviz``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "sphinx-tensorviz"
-
-
 def jax_cache_dir() -> Path:
-    return cache_root() / "jax"
+    return cache_home() / "jax"
 
 
 def cache_environment(enabled: bool, sandbox: str) -> dict[str, str]:
@@ -53,7 +48,7 @@ def cache_environment(enabled: bool, sandbox: str) -> dict[str, str]:
         "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": _NEVER if sandbox else "0",
     }
     if not sandbox:
-        env["TORCHINDUCTOR_CACHE_DIR"] = str(cache_root() / "torchinductor")
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(cache_home() / "torchinductor")
     return env
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from sphinx.util import logging
 
+from ..config import reset
 from ..core.protocol import Job
 from ..warnings_ import Subtype, warn
 from .portable import PortableJobError, materialise, portable_job
@@ -68,6 +69,13 @@ def executor_problem(value: Any) -> str | None:
     except ImportError:
         found = False
     return None if found else "needs Dask's distributed package: pip install 'sphinx-tensorviz[dask]'"
+
+
+def check_executor_config(app: Any, config: Any) -> None:
+    """``config-inited``: a Dask executor that cannot be used here falls back to local workers, loudly."""
+    problem = executor_problem(config.tensorviz_executor)
+    if problem:
+        reset(config, "tensorviz_executor", problem)
 
 
 def executor_for(conf: Any) -> Callable[..., dict[str, Outcome]]:

@@ -21,7 +21,7 @@ from ..core.artifact import build_artifact, failure_record
 from ..core.limits import Limits
 from ..core.protocol import RUNNERS, Failure, FailureKind, Job, Success
 from ..core.request import ExecutionRequest
-from ..core.state import all_requests, catalogues_of, failing_claims_of, requests_of, trusted_of
+from ..core.state import all_requests, failing_claims_of, requests_of, trusted_of
 from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.guard import list_store
@@ -40,9 +40,8 @@ Progress = Callable[[Iterable[Outcome], int], Iterator[Outcome]]
 
 def stale_documents(env: BuildEnvironment, conf: Settings, added: set[str], changed: set[str],
                     removed: set[str]) -> list[str]:
-    """Documents to re-read although unchanged: those showing a missing or failed figure or an
-    artifact whose file changed since it was validated, and the catalogue pages when any document
-    changed."""
+    """Documents to re-read although unchanged: those showing a missing or failed figure, or an
+    artifact whose file changed since it was validated."""
     store = ArtifactStore.for_settings(conf, trusted_of(env))
     stale = set(failing_claims_of(env)) - removed
     store.prefetch(r.content_hash for requests in requests_of(env).values() for r in requests)
@@ -54,8 +53,6 @@ def stale_documents(env: BuildEnvironment, conf: Settings, added: set[str], chan
             not store.has_artifact(r.content_hash) or store.changed_since_validated(r.content_hash) for r in requests
         ))
     }
-    if added or changed or removed:  # a lesson may have changed: catalogues list every lesson
-        stale.update(d for d in catalogues_of(env) if d not in removed)
     return sorted(stale)
 
 

@@ -13,7 +13,6 @@ from typing import Any
 import yaml
 
 
-
 class _ChoicesLoader(yaml.SafeLoader):
     """YAML where only ``true``/``false`` are booleans: a choice may be the word Yes, No, On or Off."""
 

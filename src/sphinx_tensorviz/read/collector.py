@@ -1,19 +1,17 @@
 """Keeps the per-document tables of :mod:`sphinx_tensorviz.core.state` right under ``sphinx-build -j``.
 
-The collector purges a document's entries when it is re-read, merges the entries of
-parallel read workers, and picks each lesson's preview figure once its page is read.
+The collector purges a document's entries when it is re-read and merges the entries of
+parallel read workers.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.environment.collectors import EnvironmentCollector
 
-from ..core.nodes import tensorviz_figure
-from ..core.state import ATTR, CATALOGUES, LESSONS, lessons_of, table
+from ..core.state import ATTR, CATALOGUES, LESSONS, table
 
 
 class RequestCollector(EnvironmentCollector):
@@ -30,14 +28,5 @@ class RequestCollector(EnvironmentCollector):
                 if docname in theirs:
                     mine[docname] = theirs[docname]
 
-    def process_doc(self, app: Sphinx, doctree: Any) -> None:
-        """Pick the lesson's preview figure (``:preview:`` by name, else its first executed figure)."""
-        meta = lessons_of(app.env).get(app.env.docname)
-        if meta is None:
-            return
-        figures = [n for n in doctree.findall(tensorviz_figure) if n["request"] is not None]
-        wanted = meta.get("preview")
-        chosen = next((n for n in figures if wanted in n["names"]), None) if wanted else None
-        if chosen is None and figures:
-            chosen = figures[0]
-        meta["previewRequest"] = chosen["request"] if chosen is not None else None
+    def process_doc(self, app: Sphinx, doctree: nodes.document) -> None:
+        """Nothing to collect from the doctree: the directives fill the tables while they run."""

@@ -27,7 +27,7 @@ from ..warnings_ import Subtype, warn
 from . import options as opt
 from .choices import choices_option, merge_choices
 from .sources import SourceError, local_imports, resolve_inside
-from .sweep import build_sweep, sweep_option
+from .sweep import build_sweep
 
 Converter = Callable[[str | None], Any]
 
@@ -196,31 +196,3 @@ def _framework_versions(backend: str) -> dict[str, str]:
         except metadata.PackageNotFoundError:
             versions[package] = "missing"
     return versions
-
-
-class HeatmapDirective(ExecutedDirective):
-    """``tv-heatmap``: a 2-D array from lesson code, drawn as an accessible heatmap."""
-
-    extra_options: ClassVar[dict[str, Converter]] = {
-        "rows": opt.labels,
-        "columns": opt.labels,
-        "unit": opt.text,
-        "diverging": directives.flag,
-        "colormap": opt.colormap,
-        "checks": opt.name_list,
-        "sweep": sweep_option,
-        "sweep-checks": opt.name_list,
-    }
-    result_options = ("rows", "columns", "unit", "diverging", "checks")
-    render_options = (*ExecutedDirective.render_options, "colormap")
-
-    def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
-        result = {
-            "rows": values.get("rows"),
-            "columns": values.get("columns"),
-            "unit": values.get("unit", ""),
-            "diverging": "diverging" in values,
-        }
-        if values.get("checks"):  # only when given, so figures without checks keep their hash
-            result["checks"] = values["checks"]
-        return result

@@ -13,6 +13,7 @@ so output without such characters stays byte-identical.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from docutils import nodes
 
@@ -36,3 +37,11 @@ def isolate_text_nodes(tree: nodes.Node) -> None:
         isolated = isolate(str(text))
         if isolated != str(text) and text.parent is not None:
             text.parent.replace(text, nodes.Text(isolated))
+
+
+def isolated(made: Any) -> Any:
+    """A node (or list of nodes) built from an artifact, with the directional overrides in its texts
+    isolated: for the figures and for everything page passes draw from artifacts."""
+    for node in made if isinstance(made, list) else [made]:
+        isolate_text_nodes(node)
+    return made

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["check_prefix", "element_id", "id_token", "slugify"]
+__all__ = ["check_prefix", "element_id", "id_token", "line_id", "slugify"]
 
 _KEEP = re.compile(r"[A-Za-z0-9.-]")
 
@@ -33,6 +33,12 @@ def id_token(node_id: str) -> str:
 def element_id(prefix: str, kind: str, node_id: str) -> str:
     """The page id of node ``node_id`` drawn as ``kind`` (``n``: a box, ``c``: an open module)."""
     return f"{prefix}-{kind}-{id_token(node_id)}"
+
+
+def line_id(prefix: str, key: str, line: int) -> str:
+    """The page id of a line in a source panel: ``<figure>-L12`` in the model file (``key`` ``""``),
+    ``<figure>-<file slug>-L12`` in any other file. Graph nodes and tour steps link to these."""
+    return f"{prefix}-L{line}" if not key else f"{prefix}-{slugify(key)}-L{line}"
 
 
 def slugify(text: str) -> str:

@@ -21,7 +21,7 @@ from .assemble import REVEAL_SUMMARY, Prompt
 from .choices import choices_form
 from .html_nodes import tv_html_reveal, tv_html_tag
 from .svg import ID_TOKEN, attr_value
-from .sweep import controls_markup, point_coords, sweep_sizes
+from .sweep_controls import controls_markup, point_coords, sweep_sizes
 
 
 def point_figure_id(figure_id: str, number: int) -> str:

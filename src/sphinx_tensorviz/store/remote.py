@@ -25,13 +25,14 @@ valid artifact, so concurrent builds need no lock across machines.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..core.hashing import sha256_text
+from ..config import reset
+from ..core.locations import default_cache_dir, is_url
+from ..warnings_ import Subtype, warn
 from .artifacts import (
     ArtifactStore,
     StoreProblem,
@@ -41,7 +42,7 @@ from .artifacts import (
     schema_errors,
     usable_failure,
 )
-from .signing import sign, signature_problem, signing_key
+from .signing import KEY_VARIABLE, sign, signature_problem, signing_key
 
 #: schemes fsspec can only read
 READ_ONLY = ("http", "https")
@@ -69,11 +70,6 @@ class StoreUnreachable(OSError):
     """The remote store did not answer (no network, wrong endpoint, connection refused)."""
 
 
-def is_url(location: str) -> bool:
-    """``True`` for ``scheme://...`` other than ``file://`` (a local folder)."""
-    return "://" in location and not location.startswith("file://")
-
-
 def filesystem(url: str) -> tuple[Any, str]:
     """(fsspec file system, path inside it) for ``url``; raises ImportError naming the missing extra."""
     try:
@@ -88,10 +84,20 @@ def filesystem(url: str) -> tuple[Any, str]:
     return fs, path.rstrip("/")
 
 
-def default_cache_dir(url: str) -> Path:
-    """The machine-local cache of the store at ``url``: one folder per URL under the user's cache."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return (base / "sphinx-tensorviz" / "stores" / sha256_text(url.rstrip("/"))[:16]).resolve()
+def check_store_config(app: Any, config: Any) -> None:
+    """``config-inited``: a remote store whose optional packages are missing falls back to the local
+    folder, loudly; signatures are only for remote stores, and need the key."""
+    location = str(config.tensorviz_artifact_store or "")
+    if is_url(location):
+        try:
+            filesystem(location)
+        except (ImportError, ValueError) as exc:
+            reset(config, "tensorviz_artifact_store", f"cannot be opened ({exc})")
+    if config.tensorviz_require_signature and not is_url(location):
+        reset(config, "tensorviz_require_signature", "applies to remote stores only (tensorviz_artifact_store = URL)")
+    elif config.tensorviz_require_signature and not signing_key():
+        warn(f"tensorviz_require_signature is on but {KEY_VARIABLE} is not set: every remote artifact will be "
+             "refused. Set the key in the environment of this build", Subtype.config)
 
 
 def open_store(location: str, cache: Path | None = None, require_signature: bool = False) -> ArtifactStore:

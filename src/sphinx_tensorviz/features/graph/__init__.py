@@ -1,0 +1,22 @@
+"""``tv-graph``: a model traced once in a worker, drawn as a navigable, accessible graph.
+
+The directive (:mod:`.directive`) describes the model and its inputs; the worker traces one
+forward pass (:mod:`.run`, named in :data:`~sphinx_tensorviz.core.protocol.RUNNERS`, on the
+capture code of :mod:`sphinx_tensorviz.execute.capture`); the page draws the default view with
+its outline and source panels (:mod:`.render`, :mod:`.sources`). A sweep of a graph is drawn as
+one figure per point by the common renderer.
+"""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+
+from ...render.registry import add_executed_kind
+from .directive import GraphDirective
+from .render import graph_parts
+
+
+def setup_graph(app: Sphinx) -> None:
+    app.add_directive("tv-graph", GraphDirective)
+    # a catalogue preview shows the top level only: a readable outline at thumbnail size
+    add_executed_kind(app, "tv-graph", graph_parts, thumbnail_render={"depth": 1})

@@ -1,0 +1,20 @@
+"""``tv-heatmap``: a 2-D array computed by lesson code, drawn as an accessible heatmap.
+
+The directive (:mod:`.directive`) describes the computation; the worker runs it
+(:mod:`.run`, named in :data:`~sphinx_tensorviz.core.protocol.RUNNERS`); the page draws the
+artifact (:mod:`.render`), a sweep of it as small multiples on one colour scale (:mod:`.sweep`).
+"""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+
+from ...render.registry import add_executed_kind
+from .directive import HeatmapDirective
+from .render import heatmap_parts
+from .sweep import sweep_parts
+
+
+def setup_heatmap(app: Sphinx) -> None:
+    app.add_directive("tv-heatmap", HeatmapDirective)
+    add_executed_kind(app, "tv-heatmap", heatmap_parts, sweep=sweep_parts)

@@ -13,8 +13,8 @@ from typing import Any
 
 from docutils import nodes
 
-from .describe import fmt
-from .tables import data_table
+from ...render.describe import fmt
+from ...render.tables import data_table
 
 #: rows whose entries are >= 0 and sum to 1 within this are read as probability distributions
 _SUM_TOLERANCE = 1e-3

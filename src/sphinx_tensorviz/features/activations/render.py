@@ -20,24 +20,54 @@ from typing import Any
 
 from docutils import nodes
 
-from ..core.hashing import digest
-from ..core.request import renderer_fingerprint
-from ..read.steps_directive import tensorviz_activations
-from ..warnings_ import Subtype, warn
-from . import svg
-from .assemble import prediction_node
-from .cache import RenderCache, artifact_key
-from .describe import fmt
-from .heatmap_svg import heatmap_svg
-from .html_nodes import scroll_region, tv_html_tag
-from .ids import slugify
-from .maps_svg import small_multiples_svg
-from .tables import data_table
+from ...core.hashing import digest
+from ...core.request import renderer_fingerprint
+from ...render import svg
+from ...render.assemble import prediction_node
+from ...render.bidi import isolated
+from ...render.cache import RenderCache, artifact_key
+from ...render.describe import fmt
+from ...render.graph_page import GraphOnPage
+from ...render.heatmap_svg import heatmap_svg
+from ...render.html_nodes import scroll_region, tv_html_tag
+from ...render.ids import slugify
+from ...render.maps_svg import small_multiples_svg
+from ...render.page import Page
+from ...render.sweep_figures import per_point, point_figure_id, switcher
+from ...render.tables import data_table
+from ...warnings_ import Subtype, warn
+from .directive import tensorviz_activations
 
-__all__ = ["activations_figure"]
+__all__ = ["activations_figure", "render_activations"]
 
-def activations_figure(node: tensorviz_activations, graph: Any, html: bool, cache: RenderCache) -> nodes.Element:
-    """The checkpoints of ``graph`` (a :class:`~.tour.GraphOnPage`) under one heading."""
+
+def render_activations(page: Page) -> None:
+    """The page pass: each ``tv-activations`` drawn from its graph's artifact; for a swept graph one
+    set per point, following the graph's controls."""
+    for strips in list(page.document.findall(tensorviz_activations)):
+        graph = page.graph_for(strips, "tv-activations")
+        strips.replace_self(isolated(_drawn(strips, graph, page)) if graph else [])
+
+
+def _drawn(strips: tensorviz_activations, graph: GraphOnPage, page: Page) -> nodes.Node:
+    owner = page.swept_graphs.get(strips["graph"])
+    if owner is None:
+        return activations_figure(strips, graph, page.html, page.ctx.cache)
+    graph_id, sweep = owner
+
+    def draw(copy: nodes.Element, number: int) -> nodes.Node:
+        found = page.store.read_artifact(sweep.points[number].request.content_hash)
+        if not isinstance(found, dict):  # the graph's own figure warns about it
+            return nodes.paragraph("", "This point has not been computed.")
+        point = GraphOnPage(point_figure_id(graph_id, number), found, graph.depth, graph.expand)
+        return activations_figure(copy, point, page.html, page.ctx.cache)
+
+    return switcher(strips["figure_id"], [], sweep, per_point(strips, sweep, draw), page.html, follows=graph_id)
+
+
+def activations_figure(node: tensorviz_activations, graph: GraphOnPage, html: bool,
+                       cache: RenderCache) -> nodes.Element:
+    """The checkpoints of ``graph`` under one heading."""
     records = graph.artifact["data"].get("activations") or {}
     fid = node["figure_id"]
     render = node["render"]

@@ -9,27 +9,21 @@ across the sweep. LaTeX gets a grid of the points; text and man pages each point
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from docutils import nodes
 
-from ..core.hashing import digest
-from ..core.sweep import Sweep, is_numeric, value_text
-from ..warnings_ import Subtype
-from . import svg
-from .checks import checks_list
-from .colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT, make_scale
-from .heatmap import heatmap_parts
-from .parts import FigureParts
+from ...core.hashing import digest
+from ...core.sweep import Sweep
+from ...render import svg
+from ...render.checks import checks_list
+from ...render.colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT, make_scale
+from ...render.parts import FigureParts
+from ...render.registry import SweepRendering
+from ...render.sweep_controls import controls_markup, point_coords, sweep_sizes
+from ...warnings_ import Subtype
+from .render import heatmap_parts
 from .sweep_describe import sweep_alt, sweep_table
-
-
-@dataclass
-class SweepRendering:
-    parts: FigureParts
-    warnings: list[tuple[str, Subtype]] = field(default_factory=list)
 
 
 def shared_limits(datas: list[dict[str, Any]]) -> tuple[float, float]:
@@ -112,44 +106,3 @@ def small_multiples(sweep: Sweep, labels: list[str], parts: list[FigureParts]) -
                    f'<p class="tv-sweep-label">{svg.text(label)}</p><div class="tv-svg">{picture}</div></div>')
     out.append("</div></div>")
     return "\n".join(out)
-
-
-def sweep_sizes(sweep: Sweep) -> list[int]:
-    return [len(values) for values in sweep.parameters.values()]
-
-
-def controls_markup(sweep: Sweep) -> str:
-    """One control per parameter, ``hidden`` until the script shows them; ids under ``ID_TOKEN``."""
-    controls = [_control(f"{svg.ID_TOKEN}-sweep-{index}", name, values, index)
-                for index, (name, values) in enumerate(sweep.parameters.items())]
-    return '<div class="tv-sweep-controls" hidden="">' + "".join(controls) + "</div>"
-
-
-def point_coords(number: int, sizes: list[int]) -> str:
-    """The ``data-tv-coords`` of point ``number``: its index along each parameter."""
-    return " ".join(map(str, _coords(number, sizes)))
-
-
-def _coords(number: int, sizes: list[int]) -> list[int]:
-    """The point's index along each parameter (row-major, like ``itertools.product``)."""
-    coords = []
-    for size in reversed(sizes):
-        number, index = divmod(number, size)
-        coords.append(index)
-    return coords[::-1]
-
-
-def _control(control_id: str, name: str, values: list[Any], index: int) -> str:
-    """A range slider with a visible value for numbers; a select for names and booleans."""
-    texts = [value_text(v) for v in values]
-    label = f'<label for="{control_id}">{svg.text(name)}</label>'
-    if is_numeric(values):
-        return (f'<div class="tv-sweep-control">{label} '
-                f'<input type="range" id="{control_id}" min="0" max="{len(values) - 1}" step="1" value="0" '
-                f'data-tv-param="{index}" data-tv-values={svg.attr(json.dumps(texts))} '
-                f'aria-valuetext={svg.attr(f"{name} = {texts[0]}")}> '
-                f'<output for="{control_id}" class="tv-sweep-value" aria-live="polite">{svg.text(texts[0])}</output>'
-                f'</div>')
-    options = "".join(f'<option value="{k}">{svg.text(t)}</option>' for k, t in enumerate(texts))
-    return (f'<div class="tv-sweep-control">{label} '
-            f'<select id="{control_id}" data-tv-param="{index}">{options}</select></div>')

@@ -7,14 +7,14 @@ from typing import Any
 
 from docutils import nodes
 
-from .cache import artifact_key
-from .checks import checks_list
-from .colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT, Scale
-from .describe import fmt, heatmap_alt, heatmap_long_description
-from .heatmap_svg import heatmap_svg
-from .pdf import heatmap_pdf
-from .parts import FigureParts
-from .tables import MAX_CELLS, data_table
+from ...render.cache import artifact_key
+from ...render.checks import checks_list
+from ...render.colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT, Scale
+from ...render.describe import fmt, heatmap_alt, heatmap_long_description
+from ...render.heatmap_svg import heatmap_svg
+from ...render.parts import FigureParts
+from ...render.pdf import heatmap_pdf
+from ...render.tables import MAX_CELLS, data_table
 
 
 def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:

@@ -11,11 +11,10 @@ from typing import Any
 
 from docutils import nodes
 
-from ..core.hashing import sha256_text
-from ..execute.reproduce import requirements_txt, run_py
-from ..store.artifacts import dump_json
-
-FOLDER = "_tensorviz"
+from ...core.hashing import sha256_text
+from ...execute.reproduce import requirements_txt, run_py
+from ...render.outputs import OUTPUT_FOLDER, write_if_changed
+from ...store.artifacts import dump_json
 
 
 @dataclass(frozen=True)
@@ -34,7 +33,7 @@ def write_downloads(artifact: dict[str, Any], svg: str, srcdir: Path, outdir: Pa
 
     Code written in the directive body (``inline_code``) is saved as ``lesson_code.py``.
     """
-    folder = f"{FOLDER}/{artifact['contentHash'][:16]}"
+    folder = f"{OUTPUT_FOLDER}/{artifact['contentHash'][:16]}"
     files: dict[str, bytes] = {}
     if inline_code is not None and sha256_text(inline_code) == artifact["request"]["files"].get("<inline>"):
         files[INLINE_FILE] = inline_code.encode()
@@ -52,10 +51,7 @@ def write_downloads(artifact: dict[str, Any], svg: str, srcdir: Path, outdir: Pa
     files["artifact.json"] = dump_json(artifact).encode()
     made = []
     for name, content in files.items():
-        target = outdir / folder / name  # names are relative paths inside the project (checked above)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.is_file() or target.read_bytes() != content:
-            target.write_bytes(content)
+        write_if_changed(outdir / folder / name, content)  # names are project paths (checked above)
         made.append(Download(name, hashlib.sha256(content).hexdigest(), len(content)))
     return folder, made
 

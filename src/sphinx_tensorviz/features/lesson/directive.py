@@ -13,9 +13,9 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ..core.state import catalogues_of, lessons_of
-from ..warnings_ import Subtype, warn
-from . import options as opt
+from ...core.state import catalogues_of, lessons_of
+from ...read import options as opt
+from ...warnings_ import Subtype, warn
 
 
 class tensorviz_lesson(nodes.General, nodes.Element):  # noqa: N801

@@ -1,7 +1,6 @@
-"""``tv-steps`` (a guided tour of a ``tv-graph``) and ``tv-activations`` (its recorded checkpoints).
+"""``tv-steps`` and ``tv-step``: a guided tour of a ``tv-graph`` on the same page (by its ``:name:``).
 
-Both refer to a ``tv-graph`` on the same page by its ``:name:``; nothing runs for
-them: they are drawn from the graph's artifact when the page is written.
+Nothing runs for a tour: it is drawn from the graph's artifact when the page is written.
 """
 
 from __future__ import annotations
@@ -12,9 +11,9 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ..warnings_ import Subtype
-from . import options as opt
-from .directives import figure_slug, new_figure_id, problem_box
+from ...read import options as opt
+from ...read.directives import figure_slug, new_figure_id, problem_box
+from ...warnings_ import Subtype
 
 
 class tensorviz_steps(nodes.General, nodes.Element):  # noqa: N801
@@ -23,10 +22,6 @@ class tensorviz_steps(nodes.General, nodes.Element):  # noqa: N801
 
 class tensorviz_step(nodes.General, nodes.Element):  # noqa: N801
     """Attributes: ``step``, ``target``, ``title``; children: the parsed note."""
-
-
-class tensorviz_activations(nodes.General, nodes.Element):  # noqa: N801
-    """Attributes: ``graph``, ``render`` (title, prediction), ``figure_id``; children: the note."""
 
 
 def _located_problem(directive: SphinxDirective, message: str) -> list[nodes.Node]:
@@ -84,29 +79,6 @@ class StepDirective(SphinxDirective):
             return _located_problem(self, f"step {step_id!r} needs :target: (a graph node id) and :title:")
         node = tensorviz_step(step=figure_slug(step_id), target=self.options["target"].strip(),
                               title=self.options["title"])
-        self.set_source_info(node)
-        self.state.nested_parse(self.content, self.content_offset, node)
-        return [node]
-
-
-class ActivationsDirective(SphinxDirective):
-    """Recorded activations at the graph's ``:checkpoints:``; the body is a note for the reader."""
-
-    has_content = True
-    option_spec: ClassVar[dict[str, Any]] = {
-        "graph": directives.unchanged_required,
-        "title": opt.text,
-        "prediction": opt.text,
-    }
-
-    def run(self) -> list[nodes.Node]:
-        if "graph" not in self.options:
-            return _located_problem(self, "name the tv-graph whose checkpoints to show with :graph:")
-        node = tensorviz_activations(
-            graph=nodes.fully_normalize_name(self.options["graph"]),
-            render={k: self.options[k] for k in ("title", "prediction") if k in self.options},
-            figure_id=new_figure_id(self),
-        )
         self.set_source_info(node)
         self.state.nested_parse(self.content, self.content_offset, node)
         return [node]

@@ -15,13 +15,13 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from ..config import settings
-from ..core.state import all_requests, trusted_of
-from ..store.artifacts import ArtifactStore
-from ..store.timings import Timing, megabytes, timings
-from .downloads import FOLDER
+from ...config import settings
+from ...core.state import all_requests, trusted_of
+from ...render.outputs import OUTPUT_FOLDER, write_if_changed
+from ...store.artifacts import ArtifactStore
+from ...store.timings import Timing, megabytes, timings
 
-PAGE = f"{FOLDER}/execution-times.html"
+PAGE = f"{OUTPUT_FOLDER}/execution-times.html"
 
 
 def write_execution_times(app: Sphinx, exception: BaseException | None) -> None:
@@ -38,9 +38,7 @@ def write_execution_times(app: Sphinx, exception: BaseException | None) -> None:
         return
     text = render_page(rows, lambda docname: "../" + app.builder.get_target_uri(docname),
                        str(app.config.project or ""))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.is_file() or target.read_text("utf-8") != text:
-        target.write_text(text, "utf-8")
+    write_if_changed(target, text.encode("utf-8"))
 
 
 def render_page(rows: list[Timing], link: Callable[[str], str], project: str) -> str:

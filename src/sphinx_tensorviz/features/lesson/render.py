@@ -10,7 +10,8 @@ from typing import Any
 
 from docutils import nodes
 
-from ..read.lesson_directive import tensorviz_lesson
+from ...render.outputs import OUTPUT_FOLDER, write_if_changed
+from .directive import tensorviz_lesson
 
 
 def lesson_header(node: tensorviz_lesson) -> nodes.Element:
@@ -76,12 +77,8 @@ def catalogue(entries: list[dict[str, Any]], link: Callable[[str], str], thumbna
 
 def write_thumbnail(svg: str, outdir: Path, docname: str) -> str:
     """Save a lesson's preview SVG and return its path relative to the output folder."""
-    relative = f"_tensorviz/previews/{docname.replace('/', '--')}.svg"
-    target = outdir / relative
-    target.parent.mkdir(parents=True, exist_ok=True)
-    content = '<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n"
-    if not target.is_file() or target.read_text("utf-8") != content:
-        target.write_text(content, "utf-8")
+    relative = f"{OUTPUT_FOLDER}/previews/{docname.replace('/', '--')}.svg"
+    write_if_changed(outdir / relative, ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n").encode("utf-8"))
     return relative
 
 

@@ -1,72 +1,58 @@
-"""Guided tours drawn from a ``tv-graph``'s artifact (checkpoints: :mod:`.activations`).
+"""Guided tours drawn from a ``tv-graph``'s artifact.
 
 Static first: a tour is an ordered list whose steps link to their node (CSS
 ``:target`` highlights it) and source lines. The JavaScript turns it into a stepper.
 A step's target may be a node id, an old-style id (``mul@block#0``, see
-:func:`~sphinx_tensorviz.graph_ids.canonical`) or the label as drawn (``mul_0``,
+:func:`~sphinx_tensorviz.core.ids.canonical`) or the label as drawn (``mul_0``,
 ``apply_rotary_pos_emb()``) when only one node carries it.
 """
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from docutils import nodes
 
-from ..core.ids import canonical
-from ..read.steps_directive import tensorviz_step, tensorviz_steps
-from ..warnings_ import Subtype, warn
-from .activations import activations_figure
-from .graph_view import GraphView, build_view, short_label
-from .html_nodes import tv_html_tag
-from .ids import element_id, slugify
+from ...render.bidi import isolated
+from ...render.graph_page import GraphOnPage
+from ...render.html_nodes import tv_html_tag
+from ...render.ids import line_id
+from ...render.page import Page
+from ...warnings_ import Subtype, warn
+from .directive import tensorviz_step, tensorviz_steps
 
-__all__ = ["GraphOnPage", "activations_figure", "resolve_target", "steps_figure"]
+__all__ = ["render_tours", "resolve_target", "steps_figure"]
 
 
-@dataclass(frozen=True)
-class GraphOnPage:
-    """A traced graph as other directives on its page see it: the same view as its figure."""
+def render_tours(page: Page) -> None:
+    """The page pass: number each tour's stops on its graph (a note for the graph's figure), then draw
+    the tours; a ``tv-step`` outside a ``tv-steps`` is a located warning."""
+    for graph_name, boxes in tour_markers(page).items():
+        page.render_notes.setdefault(graph_name, {})["markers"] = boxes
+    for stray in list(page.document.findall(tensorviz_step)):
+        if not isinstance(stray.parent, tensorviz_steps):
+            warn("tv-step only works inside a tv-steps block", Subtype.option, location=stray)
+            stray.replace_self([])
+    for tour in list(page.document.findall(tensorviz_steps)):
+        graph = page.graph_for(tour, "tv-steps")
+        tour.replace_self(isolated(steps_figure(tour, graph, page.html)) if graph else [])
 
-    figure_id: str
-    artifact: dict[str, Any]
-    depth: int
-    expand: tuple[str, ...]
 
-    @cached_property
-    def view(self) -> GraphView:
-        """What the figure shows by default (computed once per page, shared by every step)."""
-        return build_view(self.artifact["data"], depth=self.depth, expand=self.expand)
-
-    @property
-    def node_ids(self) -> list[str]:
-        return list(self.view.nodes)
-
-    @cached_property
-    def drawn_labels(self) -> dict[str, list[str]]:
-        """Label as drawn in its box (``mul #0``, ``q_proj``) -> the ids of the nodes drawn so."""
-        found: dict[str, list[str]] = {}
-        for node_id, node in self.view.nodes.items():
-            found.setdefault(short_label(node, self.view.parent[node_id]), []).append(node_id)
-        return found
-
-    def resolve(self, target: str) -> str | None:
-        """The node id ``target`` names: an id (old spellings too), or a label as drawn that only one
-        node has."""
-        for candidate in (target, canonical(target)):
-            if candidate in self.view.nodes:
-                return candidate
-        ids = self.drawn_labels.get(target) or self.drawn_labels.get(target.replace(" #", "_"), [])
-        return ids[0] if len(ids) == 1 else None
-
-    def anchor(self, node_id: str) -> tuple[str, str]:
-        """(visible node id, element id) for a node, which may sit inside a collapsed module."""
-        view = self.view
-        shown = view.rep.get(node_id, node_id)
-        return shown, element_id(self.figure_id, "c" if view.is_cluster(shown) else "n", shown)
+def tour_markers(page: Page) -> dict[str, dict[str, list[list[Any]]]]:
+    """graph name -> visible box id -> [[step number, title], ...] for every tour on the page."""
+    found: dict[str, dict[str, list[list[Any]]]] = {}
+    for tour in page.document.findall(tensorviz_steps):
+        graph = page.graphs.get(tour["graph"])
+        if graph is None:
+            continue
+        boxes = found.setdefault(tour["graph"], {})
+        steps = [s for s in tour.children if isinstance(s, tensorviz_step)]
+        for number, step in enumerate(steps, start=1):
+            node_id = graph.resolve(step["target"])
+            if node_id is not None:
+                boxes.setdefault(graph.anchor(node_id)[0], []).append([number, step["title"]])
+    return found
 
 
 def resolve_target(graph: GraphOnPage, target: str, location: nodes.Node, what: str) -> str | None:
@@ -103,8 +89,8 @@ def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool) -> nodes
             key, line = _source_line(graph, target)
             if line:
                 link += nodes.Text(" · ")
-                text, anchor = ((f"model source line {line}", f"{graph.figure_id}-L{line}") if not key else
-                                (f"{key} line {line}", f"{graph.figure_id}-{slugify(key)}-L{line}"))
+                text = f"model source line {line}" if not key else f"{key} line {line}"
+                anchor = line_id(graph.figure_id, key, line)
                 link += nodes.reference("", text, refuri=f"#{anchor}")
             item += link
         items += item

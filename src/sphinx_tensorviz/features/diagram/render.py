@@ -1,0 +1,44 @@
+"""An authored diagram as :class:`~sphinx_tensorviz.render.parts.FigureParts`: drawn as given."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from docutils import nodes
+
+from ...core.hashing import digest
+from ...render.cache import RenderCache
+from ...render.diagram_svg import diagram_to_svg
+from ...render.parts import FigureParts
+from ...render.pdf import diagram_pdf
+from ...render.registry import Authored
+from ...render.svg import ID_TOKEN
+
+
+def diagram_parts(diagram: dict[str, Any], render: dict[str, Any], cache: RenderCache) -> FigureParts:
+    """An authored diagram: drawn as given, with its reading as the long description."""
+    merged = {**diagram, **{k: v for k, v in render.items() if k in ("title", "alt")}}
+    title = merged.get("title") or "Diagram"
+    alt = merged.get("alt") or merged.get("reading") or title
+    merged.update(title=title, alt=alt)
+    key = digest(merged)
+    svg = cache.svg(key, key, partial(diagram_to_svg, merged, id_prefix=ID_TOKEN))
+    details: list[nodes.Node] = []
+    for text in (render.get("description"), diagram.get("reading")):
+        if text:
+            details.append(nodes.paragraph("", text, classes=["tv-longdesc"]))
+    return FigureParts(title=title, alt=alt, svg=svg, details=details, draw_pdf=lambda path: diagram_pdf(merged, path))
+
+
+def diagram_footer(diagram: dict[str, Any]) -> str:
+    scope = diagram.get("scope")
+    return "Authored diagram, not a recorded computation" + (f" · {scope}" if scope else "")
+
+
+
+def diagram_figure(node: nodes.Element, ctx: Any) -> Authored:
+    """The authored kind's figure: the prediction comes from the directive, else from the diagram."""
+    diagram, render = node["diagram"], node["render"]
+    return Authored(diagram_parts(diagram, render, ctx.cache), {"prediction": diagram.get("prediction"), **render},
+                    diagram_footer(diagram), "tv-diagram")

@@ -1,0 +1,107 @@
+"""A traced graph as :class:`~sphinx_tensorviz.render.parts.FigureParts`.
+
+It gets: the SVG of the default view (collapsed to ``:depth:``), a nested list as its text
+alternative, a note that only the executed branch is recorded, and (HTML) the model source with
+line anchors that the nodes link to (:mod:`.sources`), plus a link to per-module layout data
+(:mod:`sphinx_tensorviz.render.graph_frames`) so readers can open any module.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from functools import cache, partial
+from typing import Any
+
+from docutils import nodes
+from sphinx.util.osutil import relative_uri
+
+from ...core.hashing import digest
+from ...render.cache import artifact_key
+from ...render.checks import checks_list
+from ...render.graph_frames import write_frame_files
+from ...render.graph_layout import layout_graph
+from ...render.graph_outline import OutlineItem, graph_outline, outline_from_json, outline_to_json
+from ...render.graph_svg import graph_to_svg
+from ...render.parts import FigureParts
+from ...render.pdf import graph_pdf
+from ...render.svg import ID_TOKEN
+from .sources import source_line_href, source_panels
+
+BRANCH_NOTE = (
+    "This graph records one forward pass with the inputs shown: only the branch of Python control "
+    "flow that actually ran is drawn."
+)
+
+
+def graph_alt(graph: dict[str, Any], depth: int) -> str:
+    layers = [n for n in graph["layers"] if n["kind"] == "layer"]
+    modules = [n for n in graph["layers"] if n["kind"] == "module"]
+    top = [n["id"] for n in graph["layers"] if n["parent"] is None and n["kind"] in ("layer", "module")]
+    shape = graph.get("output", {}).get("shape")
+    out = f" to an output of shape {'×'.join(map(str, shape))}" if shape else ""
+    return (
+        f"Computation graph of one forward pass: {len(layers)} layers and ops in {len(modules)} modules, "
+        f"from the input{out}. Top level, in order: {', '.join(top)}. "
+        f"Modules deeper than level {depth} are drawn collapsed."
+    )
+
+
+def step_markers(render: dict[str, Any]) -> dict[str, list[tuple[int, str]]]:
+    """The guided-tour numbers to draw on the graph: visible box id -> (step number, title)."""
+    return {box: [(int(n), str(t)) for n, t in steps] for box, steps in render.get("markers", {}).items()}
+
+
+def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:
+    """The default view (SVG, outline, PDF: one layout, computed only when a cache misses), and
+    on HTML pages the per-module layout data that lets readers open any module."""
+    graph = artifact["data"]
+    depth, expand = render.get("depth", 2), tuple(render.get("expand", ()))
+    recording = artifact_key(artifact)
+    layout = cache(lambda: layout_graph(graph, depth=depth, expand=expand))
+    title = render.get("title") or f"Computation graph of {graph.get('modelFile', 'the model')}"
+    alt = render.get("alt") or graph_alt(graph, depth)
+    markers = step_markers(render)
+    panels = source_panels(ctx.srcdir, artifact, render.get("show-source", False))
+    href = partial(source_line_href, shown=frozenset(panels))
+    drawn = digest({"renderer": renderer_hash, "panels": sorted(panels)})  # links depend on the panels shown
+    svg = ctx.cache.svg(recording, drawn, lambda: graph_to_svg(
+        graph, layout(), id_prefix=ID_TOKEN, title=title, desc=alt, source_href=href, markers=markers))
+    outline_json = ctx.cache.text(recording, drawn, "outline.json", lambda: json.dumps(
+        outline_to_json(graph_outline(graph, depth=depth, expand=expand, layout=layout())), ensure_ascii=False))
+    details: list[nodes.Node] = []
+    if render.get("description"):
+        details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
+    details.append(nodes.paragraph("", BRANCH_NOTE, classes=["tv-branch-note"]))
+    outline = nodes.container(classes=["tv-outline"])
+    outline += nodes.paragraph("", "", nodes.strong("", "The graph as a list"))
+    outline += outline_list(outline_from_json(json.loads(outline_json)))
+    details.append(outline)
+    if artifact.get("checks"):
+        details.append(checks_list(artifact["checks"]))
+    extra = []
+    outdir = getattr(ctx, "outdir", None)
+    if outdir is not None:
+        key = f"{recording[:16]}-{drawn[:12]}"
+        folder = write_frame_files(graph, key, outdir, href)
+        data_href = relative_uri(ctx.page, folder + "/")
+        extra.append(nodes.raw("", f'<span class="tv-graph-data" hidden="" data-src="{html.escape(data_href, quote=True)}" '
+                                   f'data-key="{key}"></span>', format="html"))
+    extra.extend(panels.values())
+    return FigureParts(
+        title=title, alt=alt, svg=svg, details=details, wide=True,
+        draw_pdf=lambda path: graph_pdf(layout(), path, markers), extra_html=extra,
+    )
+
+
+def outline_list(items: list[OutlineItem] | tuple[OutlineItem, ...]) -> nodes.bullet_list:
+    """Nested bullet lists: read by screen readers, and by the text and man builders."""
+    bullets = nodes.bullet_list(classes=["tv-outline-list"])
+    for item in items:
+        entry = nodes.list_item(ids=[], classes=["tv-outline-item"])
+        entry["data-node"] = item.id
+        entry += nodes.paragraph("", item.text)
+        if item.children:
+            entry += outline_list(item.children)
+        bullets += entry
+    return bullets
