@@ -36,8 +36,8 @@ from typing import Any
 GRAPH_KEY = re.compile(r"((?:_tensorviz/graphs/|data-key=\"|tensorvizData\(\")[0-9a-f]{16})-[0-9a-f]{12}")
 SVG_DOWNLOAD = re.compile(r'(\.svg</a> · )[\d,]+ bytes · sha256 (<code[^>]*><span class="pre">)[0-9a-f]{64}')
 PDF_NAME = re.compile(r"tensorviz-[0-9a-f]+-[0-9a-f]+\.pdf")
-SVG = re.compile(r"<svg\b.*?</svg>", re.S)
-FRAME = re.compile(r"^tensorvizData\((.*)\);\s*$", re.S)
+SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
+FRAME = re.compile(r"^tensorvizData\((.*)\);\s*$", re.DOTALL)
 
 
 def normalise_keys(text: str) -> str:

@@ -14,7 +14,7 @@ compared, and the same drawing always gives the same bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Optional, Union
+from typing import Literal
 
 __all__ = ["Arrowhead", "Attrs", "Circle", "Drawing", "Gradient", "Group", "Line", "Paint", "Path", "Rect",
            "Segment", "Shape", "Span", "StyleSheet", "Text"]
@@ -30,11 +30,11 @@ class Paint:
     enclosing group's applies); colours are ``#rrggbb``, ``none``, ``currentColor`` (the page's
     text colour: black on paper) or ``url(#id)`` (a :class:`Gradient`)."""
 
-    fill: Optional[str] = None
-    fill_opacity: Optional[float] = None
-    stroke: Optional[str] = None
-    stroke_width: Optional[float] = None
-    stroke_opacity: Optional[float] = None
+    fill: str | None = None
+    fill_opacity: float | None = None
+    stroke: str | None = None
+    stroke_width: float | None = None
+    stroke_opacity: float | None = None
     dash: str = ""  # SVG ``stroke-dasharray``, e.g. ``"6 3"``
 
 
@@ -50,7 +50,7 @@ class Rect:
     w: float
     h: float
     paint: Paint = NO_PAINT
-    rx: Optional[float] = None
+    rx: float | None = None
     cls: str = ""
     tooltip: str = ""
 
@@ -119,13 +119,13 @@ class Text:
     x: float
     y: float
     text: str = ""
-    size: Optional[float] = None
+    size: float | None = None
     weight: str = ""
-    anchor: Optional[Anchor] = None
-    baseline: Optional[Literal["central"]] = None
-    fill: Optional[str] = None
+    anchor: Anchor | None = None
+    baseline: Literal["central"] | None = None
+    fill: str | None = None
     fill_as_style: bool = False
-    rotate: Optional[float] = None
+    rotate: float | None = None
     cls: str = ""
     attrs: Attrs = ()
     spans: tuple[Span, ...] = ()
@@ -167,17 +167,17 @@ class Group:
     body below its legend).
     """
 
-    children: tuple["Shape", ...]
+    children: tuple[Shape, ...]
     id: str = ""
     cls: str = ""
     attrs: Attrs = ()
     tooltip: str = ""
     href: str = ""
-    fill: Optional[str] = None
-    shift_y: Optional[float] = None
+    fill: str | None = None
+    shift_y: float | None = None
 
 
-Shape = Union[Rect, Circle, Line, Path, Text, Gradient, Arrowhead, StyleSheet, Group]
+Shape = Rect | Circle | Line | Path | Text | Gradient | Arrowhead | StyleSheet | Group
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +200,7 @@ class Drawing:
     cls: str
     font_family: str
     role: str = "img"
-    font_size: Optional[float] = None
+    font_size: float | None = None
     scoped: bool = False
     responsive: bool = False
     compact: bool = False

@@ -15,7 +15,20 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
-from .shapes import Arrowhead, Circle, Drawing, Gradient, Group, Line, Paint, Path, Rect, Shape, StyleSheet, Text
+from .shapes import (
+    Arrowhead,
+    Circle,
+    Drawing,
+    Gradient,
+    Group,
+    Line,
+    Paint,
+    Path,
+    Rect,
+    Shape,
+    StyleSheet,
+    Text,
+)
 from .svg import clean, coord, num
 
 __all__ = ["css_paint", "fragment", "number", "write"]
