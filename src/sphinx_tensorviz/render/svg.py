@@ -21,6 +21,8 @@ def num(value: float) -> str:
 
 
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+#: Anything :func:`clean` might change: characters XML cannot carry and directional controls.
+_SUSPECT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def coord(value: float) -> str:
@@ -40,7 +42,10 @@ def clean(value: object) -> str:
 
     Cleaning twice changes nothing, so a figure may clean the untrusted part of a composed value
     (``tv-tone-<tone>``) and the writer cleans the whole again."""
-    cleaned = printable(value)
+    text = value if type(value) is str else str(value)
+    if _SUSPECT.search(text) is None:  # nearly every label: one scan, no copy
+        return text
+    cleaned = printable(text)
     return cleaned if is_isolated(cleaned) else isolate(cleaned)
 
 

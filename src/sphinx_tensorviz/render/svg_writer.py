@@ -133,9 +133,15 @@ def _line(parent: ET.Element, line: Line, fmt: Fmt) -> None:
 def path_data(path: Path, fmt: Fmt) -> str:
     """``M1.0,2.0C1.0,3.0 4.0,3.0 4.0,5.0``: each command's points as ``x,y``, space-separated."""
     out = []
-    for op, values in path.segments:
-        pairs = " ".join(f"{fmt(values[k])},{fmt(values[k + 1])}" for k in range(0, len(values), 2))
-        out.append("z" if op == "Z" else op + pairs)
+    for op, v in path.segments:  # spelled out per length: a big graph has thousands of edges
+        if op == "Z":
+            out.append("z")
+        elif len(v) == 2:
+            out.append(f"{op}{fmt(v[0])},{fmt(v[1])}")
+        elif len(v) == 4:
+            out.append(f"{op}{fmt(v[0])},{fmt(v[1])} {fmt(v[2])},{fmt(v[3])}")
+        else:
+            out.append(f"{op}{fmt(v[0])},{fmt(v[1])} {fmt(v[2])},{fmt(v[3])} {fmt(v[4])},{fmt(v[5])}")
     return "".join(out)
 
 
