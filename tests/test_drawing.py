@@ -19,7 +19,7 @@ from sphinx_tensorviz.render.bidi import FSI, PDI
 from sphinx_tensorviz.render.colors import make_scale
 from sphinx_tensorviz.render.diagram_svg import diagram_drawing
 from sphinx_tensorviz.render.graph_layout import layout_graph
-from sphinx_tensorviz.render.graph_svg import graph_drawing, graph_to_svg
+from sphinx_tensorviz.render.graph_svg import draw_node, graph_drawing, graph_to_svg
 from sphinx_tensorviz.render.heatmap_svg import heatmap_drawing, heatmap_svg
 from sphinx_tensorviz.render.pdf import diagram_pdf, graph_pdf, heatmap_pdf
 from sphinx_tensorviz.render.shapes import Drawing, Gradient, Group, Paint, Rect, Text
@@ -168,8 +168,10 @@ def test_tour_markers_appear_in_the_svg_and_the_pdf(tmp_path: Path) -> None:
     assert {"1", "2", "3", "input", "output", "lin", "Linear"} <= set(texts)
     discs = [p for p in fig.axes[0].patches if type(p).__name__ == "Circle"]
     assert len(discs) == 3
-    path = tmp_path / "graph.pdf"
+    path, again = tmp_path / "graph.pdf", tmp_path / "again.pdf"
     graph_pdf(layout, path, markers)
+    graph_pdf(layout_graph(GRAPH), again, markers)
+    assert path.read_bytes() == again.read_bytes()  # reproducible: no dates, nothing random
     text = _pdftotext(path)
     if text is not None:
         assert "input" in text and "Linear" in text and "torch.add" in text and "collapsed module" in text
@@ -194,6 +196,18 @@ def test_diagram_pdf_draws_boxes_curves_arrowheads_and_the_edge_label(tmp_path: 
     text = _pdftotext(path)
     if text is not None:
         assert "input x" in text and "skip" in text
+
+
+def test_a_node_fragment_is_the_node_of_the_whole_svg() -> None:
+    """The page script composes module frames from fragments: they must be the same markup."""
+    layout = layout_graph(GRAPH)
+    box = next(b for b in layout.boxes if b.id == "block.lin")
+    node = next(n for n in GRAPH["layers"] if n["id"] == "block.lin")
+    piece = ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{draw_node(box, node, "g", None)}</svg>')[0]
+    whole = ET.fromstring(graph_to_svg(GRAPH, layout, id_prefix="g", title="t", desc="d"))
+    same = next(g for g in whole.iter(f"{SVG}g") if g.get("id") == piece.get("id"))
+    assert ET.tostring(piece) == ET.tostring(same)
+    assert piece.get("data-node") == "block.lin" and piece.find(f"{SVG}title").text.startswith("Linear: block.lin")
 
 
 def test_the_page_only_parts_are_left_off_paper() -> None:
