@@ -170,7 +170,7 @@ class ExecutedDirective(SphinxDirective):
         if "source" in values:
             if body.strip():
                 raise ValueError("give the code either with :source: or in the body, not both")
-            rel, absolute = self.env.relfn2path(values["source"], self.env.docname)
+            _, absolute = self.env.relfn2path(values["source"], self.env.docname)
             self.env.note_dependency(absolute)  # so creating a missing file re-reads this page
             path = resolve_inside(srcdir, Path(absolute), values["source"])
             entry, code, inline = path.relative_to(srcdir.resolve()).as_posix(), path.read_text("utf-8"), None

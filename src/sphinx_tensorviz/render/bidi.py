@@ -20,6 +20,7 @@ from docutils import nodes
 FSI, PDI = "\u2068", "\u2069"
 _CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _ISOLATES = re.compile("[\u2066-\u2069]")
+_CLOSED = re.compile(f"{FSI}[^\u2066-\u2069]*{PDI}")
 
 
 def isolate(text: str) -> str:
@@ -27,6 +28,18 @@ def isolate(text: str) -> str:
     if not _CONTROLS.search(text):
         return text
     return FSI + _ISOLATES.sub("", text) + PDI
+
+
+def without_controls(text: str) -> str:
+    """``text`` with every directional control removed: for output that does no bidi reordering
+    of its own (matplotlib), where the controls could only show as missing glyphs."""
+    return _CONTROLS.sub("", text)
+
+
+def is_isolated(text: str) -> bool:
+    """Whether every directional control in ``text`` already sits inside a closed isolate (the PDI
+    ends whatever was opened inside it), so a text cleaned once is not wrapped again."""
+    return _CONTROLS.search(text) is None or _CONTROLS.search(_CLOSED.sub("", text)) is None
 
 
 def isolate_text_nodes(tree: nodes.Node) -> None:

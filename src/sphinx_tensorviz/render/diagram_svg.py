@@ -1,9 +1,11 @@
-"""Inline SVG for an authored dataflow ``diagram`` (positioned boxes, straight and curved edges).
+"""An authored dataflow ``diagram`` (positioned boxes, straight and curved edges) as shapes.
 
-Why not matplotlib: the authored diagram is a figure of *text* (labels, an edge label), so it
-should stay text in the page: selectable, zoomable, read by screen readers and themeable. The
-geometry follows the seed artifact exactly, including matplotlib's ``arc3`` connection style, so
-an author who previewed the diagram with matplotlib sees the same curves here.
+Why shapes rather than a matplotlib picture: the authored diagram is a figure of *text* (labels,
+an edge label), so on the page it should stay text: selectable, zoomable, read by screen readers
+and themeable. :func:`diagram_to_svg` writes the shapes as inline SVG and :func:`.pdf.diagram_pdf`
+draws the same shapes for LaTeX. The geometry follows the seed artifact exactly, including
+matplotlib's ``arc3`` connection style, so an author who previewed the diagram with matplotlib sees
+the same curves here.
 
 Panel units: ``x`` grows right, ``y`` grows down, node ``x``/``y`` are box centres. One panel
 unit is :data:`UNIT` px.
@@ -15,12 +17,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
-from .svg import attr_value as _attr
-from .svg import coord as _f
-from .svg import text as _text
 from .ids import check_prefix, element_id
+from .shapes import Arrowhead, Drawing, Group, Paint, Path, Rect, Segment, Span, StyleSheet, Text
+from .svg import clean
+from .svg_writer import write
 
-__all__ = ["UNIT", "arc3_control", "diagram_to_svg", "edge_geometry"]
+__all__ = ["UNIT", "arc3_control", "diagram_drawing", "diagram_to_svg", "edge_geometry"]
 
 UNIT = 60.0
 FONT = 14.0
@@ -36,6 +38,7 @@ TONES: dict[str, tuple[str, str, str]] = {
     "accent": ("#8e5cc4", "6 3", "2"),
     "muted": ("#6b7785", "2 3", "1.5"),
 }
+EDGE_PAINT = Paint(fill="none", stroke="currentColor", stroke_width=1.6)
 _ARC3 = re.compile(r"^\s*arc3\s*(?:,\s*rad\s*=\s*(-?\d+(?:\.\d+)?(?:[eE]-?\d+)?))?\s*$")
 
 Point = tuple[float, float]
@@ -120,34 +123,32 @@ def _bounds(nodes: Sequence[Mapping[str, Any]], geoms: Sequence[tuple[Point, Opt
     return min(xs) - MARGIN, min(ys) - MARGIN, max(xs) + MARGIN, max(ys) + MARGIN
 
 
-def _node_svg(node: Mapping[str, Any], p: str, ox: float, oy: float) -> str:
+def _node(node: Mapping[str, Any], p: str, ox: float, oy: float) -> Group:
+    """A box, its border style by tone, and its label, one span per line."""
     tone = str(node.get("tone") or "data")
     color, dash, width = TONES.get(tone, ("#6b7785", "1 3", "1.5"))
     x, y = (float(node["x"]) - ox) * UNIT, (float(node["y"]) - oy) * UNIT
     w, h = float(node.get("w", 1.0)) * UNIT, float(node.get("h", 0.6)) * UNIT
-    dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-    rect = (f'<rect x="{_f(x - w / 2)}" y="{_f(y - h / 2)}" width="{_f(w)}" height="{_f(h)}" rx="6.0" '
-            f'fill="{color}" fill-opacity="0.14" stroke="{color}" stroke-width="{width}"{dash_attr}/>')
+    rect = Rect(x - w / 2, y - h / 2, w, h, Paint(fill=color, fill_opacity=0.14, stroke=color,
+                                                  stroke_width=float(width), dash=dash), rx=6.0)
     lines = str(node.get("label", "")).split("\n")
     first = y - (len(lines) - 1) * FONT * LINE / 2 + FONT * 0.35
-    spans = "".join(
-        f'<tspan x="{_f(x)}" y="{_f(first + i * FONT * LINE)}">{_text(line)}</tspan>' for i, line in enumerate(lines)
-    )
-    return (f'<g id="{element_id(p, "n", str(node.get("id", "")))}" class="tv-dnode tv-tone-{_attr(tone)}" data-node="{_attr(node.get("id", ""))}">'
-            f'{rect}<text font-size="{FONT:.0f}" text-anchor="middle">{spans}</text></g>')
+    label = Text(x, y, size=FONT, anchor="middle",
+                 spans=tuple(Span(x, first + i * FONT * LINE, line) for i, line in enumerate(lines)))
+    return Group((rect, label), id=element_id(p, "n", str(node.get("id", ""))), cls=f"tv-dnode tv-tone-{clean(tone)}",
+                 attrs=(("data-node", str(node.get("id", ""))),))
 
 
-def _edge_svg(edge: Mapping[str, Any], geom: tuple[Point, Optional[Point], Point], p: str,
-              ox: float, oy: float) -> str:
+def _edge(edge: Mapping[str, Any], geom: tuple[Point, Optional[Point], Point], p: str,
+          ox: float, oy: float) -> Path:
     (x0, y0), c, (x2, y2) = geom
 
-    def px(pt: Point) -> str:
-        return f"{_f((pt[0] - ox) * UNIT)},{_f((pt[1] - oy) * UNIT)}"
+    def px(pt: Point) -> tuple[float, float]:
+        return ((pt[0] - ox) * UNIT, (pt[1] - oy) * UNIT)
 
-    d = f"M{px((x0, y0))}" + (f"Q{px(c)} {px((x2, y2))}" if c else f"L{px((x2, y2))}")
-    cls = "tv-dedge tv-curved" if c else "tv-dedge"
-    return (f'<path class="{cls}" d="{d}" data-from="{_attr(edge["from"])}" data-to="{_attr(edge["to"])}" '
-            f'fill="none" stroke="currentColor" stroke-width="1.6" marker-end="url(#{p}-arrow)"/>')
+    end: Segment = ("Q", (*px(c), *px((x2, y2)))) if c else ("L", px((x2, y2)))
+    return Path((("M", px((x0, y0))), end), EDGE_PAINT, cls="tv-dedge tv-curved" if c else "tv-dedge",
+                attrs=(("data-from", str(edge["from"])), ("data-to", str(edge["to"]))), arrow=f"{p}-arrow")
 
 
 def diagram_to_svg(diagram: Mapping[str, Any], *, id_prefix: str) -> str:
@@ -156,6 +157,11 @@ def diagram_to_svg(diagram: Mapping[str, Any], *, id_prefix: str) -> str:
     Deterministic: the same diagram gives the same bytes. ``id_prefix`` must be a valid,
     page-unique id; the title and desc ids are ``{id_prefix}-title`` / ``{id_prefix}-desc``.
     """
+    return write(diagram_drawing(diagram, id_prefix=id_prefix))
+
+
+def diagram_drawing(diagram: Mapping[str, Any], *, id_prefix: str) -> Drawing:
+    """The diagram as shapes, in px (:data:`UNIT` per panel unit), framed to what it draws."""
     check_prefix(id_prefix)
     p = id_prefix
     panel = diagram.get("panel") or {}
@@ -166,26 +172,19 @@ def diagram_to_svg(diagram: Mapping[str, Any], *, id_prefix: str) -> str:
     labels = [((float(e["labelAt"][0]), float(e["labelAt"][1])) if e.get("labelAt") else _mid(g), str(e["label"]))
               for e, g in zip(edges, geoms) if e.get("label")]
     x0, y0, x1, y1 = _bounds(nodes, geoms, labels, panel)
-    width, height = (x1 - x0) * UNIT, (y1 - y0) * UNIT
-    title = str(diagram.get("title") or "Diagram")
-    desc = str(diagram.get("alt") or diagram.get("reading") or "")
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" id="{p}-svg" class="tv-diagram" role="img" '
-        f'aria-labelledby="{p}-title {p}-desc" viewBox="0 0 {_f(width)} {_f(height)}" width="100%" '
-        f'style="max-width:{_f(width)}px;height:auto" font-family="{_attr(FONT_FAMILY)}">',
-        f'<title id="{p}-title">{_text(title)}</title><desc id="{p}-desc">{_text(desc)}</desc>',
-        f"<style>#{p}-svg text{{fill:currentColor}}</style>",
-        f'<defs><marker id="{p}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="9" markerHeight="9" '
-        f'markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0,1L10,5L0,9z" fill="currentColor"/>'
-        f"</marker></defs>",
-        '<g class="tv-dedges">' + "".join(_edge_svg(e, g, p, x0, y0) for e, g in zip(edges, geoms)) + "</g>",
-        '<g class="tv-dnodes">' + "".join(_node_svg(n, p, x0, y0) for n in nodes) + "</g>",
-        '<g class="tv-dlabels">' + "".join(
-            f'<text x="{_f((lx - x0) * UNIT)}" y="{_f((ly - y0) * UNIT + FONT * 0.35)}" font-size="{FONT:.0f}" '
-            f'font-weight="600" text-anchor="middle">{_text(text)}</text>' for (lx, ly), text in labels) + "</g>",
-        "</svg>",
-    ]
-    return "".join(parts)
+    return Drawing(
+        width=(x1 - x0) * UNIT, height=(y1 - y0) * UNIT, id_prefix=p, cls="tv-diagram", scoped=True,
+        responsive=True, font_family=FONT_FAMILY, title=str(diagram.get("title") or "Diagram"),
+        desc=str(diagram.get("alt") or diagram.get("reading") or ""),
+        children=(
+            StyleSheet(f"#{p}-svg text{{fill:currentColor}}"),
+            Arrowhead(f"{p}-arrow", 9, Paint(fill="currentColor")),
+            Group(tuple(_edge(e, g, p, x0, y0) for e, g in zip(edges, geoms)), cls="tv-dedges"),
+            Group(tuple(_node(n, p, x0, y0) for n in nodes), cls="tv-dnodes"),
+            Group(tuple(Text((lx - x0) * UNIT, (ly - y0) * UNIT + FONT * 0.35, text, size=FONT, weight="600",
+                             anchor="middle") for (lx, ly), text in labels), cls="tv-dlabels"),
+        ),
+    )
 
 
 def _mid(geom: tuple[Point, Optional[Point], Point]) -> Point:

@@ -1,8 +1,10 @@
-"""Inline, accessible, deterministic SVG for a laid-out model graph, plus its text outline.
+"""A laid-out model graph as shapes: inline, accessible, deterministic SVG, and the same picture on paper.
 
-Why inline SVG written by hand: nodes must be keyboard-focusable links to the model source, text
-must stay text (searchable, zoomable, translatable), and the same input must give the same bytes
-so that builds are reproducible and diffs are meaningful.
+:func:`graph_drawing` describes the picture once (legend, boxes, edges, shape labels, the guided
+tour's step markers); :func:`graph_to_svg` writes it for the page and :func:`.pdf.graph_pdf` draws
+it for LaTeX. Why inline SVG rather than an image: nodes must be keyboard-focusable links to the
+model source, text must stay text (searchable, zoomable, translatable), and the same input must
+give the same bytes so that builds are reproducible and diffs are meaningful.
 
 Accessibility choices (WCAG 2.2, W3C complex-images tutorial):
 
@@ -18,11 +20,9 @@ Accessibility choices (WCAG 2.2, W3C complex-images tutorial):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Optional
 
-from .svg import attr_value as _attr
-from .svg import coord as _f
-from .svg import text as _text
 from .ids import check_prefix, element_id, slugify
 from .graph_outline import graph_outline
 from .graph_layout import (
@@ -35,18 +35,31 @@ from .graph_layout import (
     shape_text,
     text_width,
 )
+from .shapes import Arrowhead, Attrs, Circle, Drawing, Group, Paint, Path, Rect, Segment, Shape, StyleSheet, Text
+from .svg_writer import css_paint, fragment, write
 
-__all__ = ["draw_cluster", "draw_edge_label", "draw_node", "graph_outline", "graph_to_svg", "node_tone", "slugify"]
+__all__ = ["draw_cluster", "draw_edge_label", "draw_node", "graph_drawing", "graph_outline", "graph_to_svg",
+           "node_tone", "slugify"]
 
 FONT_FAMILY = "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace"
 
 # Okabe-Ito-derived mid tones: readable strokes on white and on dark backgrounds alike.
-TONES: dict[str, dict[str, str]] = {
-    "io": {"color": "#2f7fc1", "dash": "", "width": "2.2", "name": "input / output"},
-    "layer": {"color": "#8e5cc4", "dash": "", "width": "1.4", "name": "layer"},
-    "op": {"color": "#c26a00", "dash": "", "width": "1.4", "name": "op"},
-    "param": {"color": "#6b7785", "dash": "2 3", "width": "1.6", "name": "parameter"},
-    "module": {"color": "#18897a", "dash": "6 3", "width": "1.6", "name": "module (collapsed)"},
+@dataclass(frozen=True)
+class Tone:
+    """How one family of nodes is drawn; the border style differs too, so colour is not the only cue."""
+
+    color: str
+    dash: str
+    width: float
+    name: str
+
+
+TONES: dict[str, Tone] = {
+    "io": Tone("#2f7fc1", "", 2.2, "input / output"),
+    "layer": Tone("#8e5cc4", "", 1.4, "layer"),
+    "op": Tone("#c26a00", "", 1.4, "op"),
+    "param": Tone("#6b7785", "2 3", 1.6, "parameter"),
+    "module": Tone("#18897a", "6 3", 1.6, "module (collapsed)"),
 }
 
 
@@ -90,13 +103,13 @@ def _source_file(node: Mapping[str, Any]) -> str:
     return key if isinstance(key, str) else ""
 
 
-def _source_attrs(node: Mapping[str, Any]) -> str:
+def _source_attrs(node: Mapping[str, Any]) -> Attrs:
     """``data-source-lines`` (and ``data-source-file`` for another file) for the page script."""
     lines = _source_lines(node)
     if not lines:
-        return ""
+        return ()
     key = _source_file(node)
-    return f' data-source-lines="{lines}"' + (f' data-source-file="{_attr(key)}"' if key else "")
+    return (("data-source-lines", lines),) + ((("data-source-file", key),) if key else ())
 
 
 def node_description(node: Mapping[str, Any], hidden: int = 0) -> str:
@@ -119,130 +132,139 @@ def node_description(node: Mapping[str, Any], hidden: int = 0) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# SVG pieces
+# Shapes
 # --------------------------------------------------------------------------------------------
 
+#: Edges and arrowheads are painted by class from the style sheet (see :func:`_style`).
+EDGE_PAINT = Paint(fill="none", stroke="currentColor", stroke_opacity=0.7, stroke_width=1.3)
+ARROW_PAINT = Paint(fill="currentColor", fill_opacity=0.8)
+CLUSTER_PAINT = Paint(fill=TONES["module"].color, fill_opacity=0.05, stroke=TONES["module"].color,
+                      stroke_opacity=0.6, stroke_width=1)
+MARKER_PAINT = Paint(fill="#1f4e79", stroke="#ffffff", stroke_width=1.5)
 
-def _style(p: str) -> str:
-    return (
-        f"<style>#{p}-svg text{{fill:currentColor;font-family:{FONT_FAMILY}}}"
-        f"#{p}-svg .tv-edge{{fill:none;stroke:currentColor;stroke-opacity:.7;stroke-width:1.3}}"
-        f"#{p}-svg .tv-arrowhead{{fill:currentColor;fill-opacity:.8}}"
+Href = Optional[Callable[[dict], Optional[str]]]
+
+
+def _style(p: str) -> StyleSheet:
+    return StyleSheet(
+        f"#{p}-svg text{{fill:currentColor;font-family:{FONT_FAMILY}}}"
+        f"#{p}-svg .tv-edge{{{css_paint(EDGE_PAINT)}}}"
+        f"#{p}-svg .tv-arrowhead{{{css_paint(ARROW_PAINT)}}}"
         f"#{p}-svg a:focus{{outline:none}}"
         f"#{p}-svg a:focus .tv-shape,#{p}-svg a:hover .tv-shape{{stroke-width:3.5;fill-opacity:.3}}"
         f"#{p}-svg a:focus-visible .tv-shape{{stroke:currentColor}}"
-        f"#{p}-svg .tv-sub{{fill-opacity:.85}}</style>"
+        f"#{p}-svg .tv-sub{{fill-opacity:.85}}"
     )
 
 
-def _shape(tone: str, x: float, y: float, w: float, h: float, cls: str = "tv-shape") -> str:
+def _shape(tone: str, x: float, y: float, w: float, h: float, cls: str = "tv-shape") -> Rect:
+    """A node's box: pill for input/output, round corners for ops, square for layers."""
     t = TONES[tone]
     rx = h / 2 if tone == "io" else (9.0 if tone == "op" else 2.0)
-    dash = f' stroke-dasharray="{t["dash"]}"' if t["dash"] else ""
-    return (
-        f'<rect class="{cls}" x="{_f(x)}" y="{_f(y)}" width="{_f(w)}" height="{_f(h)}" rx="{_f(rx)}" '
-        f'fill="{t["color"]}" fill-opacity="0.14" stroke="{t["color"]}" stroke-width="{t["width"]}"{dash}/>'
-    )
+    return Rect(x, y, w, h, Paint(fill=t.color, fill_opacity=0.14, stroke=t.color, stroke_width=t.width, dash=t.dash),
+                rx=rx, cls=cls)
 
 
-def _module_shape(x: float, y: float, w: float, h: float) -> str:
+def _module_shape(x: float, y: float, w: float, h: float) -> tuple[Rect, Rect]:
     """Collapsed module: dashed outer border plus a solid inner border (a 'stack' of ops)."""
-    inner = TONES["module"]["color"]
-    return _shape("module", x, y, w, h) + (
-        f'<rect x="{_f(x + 3)}" y="{_f(y + 3)}" width="{_f(w - 6)}" height="{_f(h - 6)}" rx="1.0" '
-        f'fill="none" stroke="{inner}" stroke-width="0.8"/>'
-    )
+    inner = Paint(fill="none", stroke=TONES["module"].color, stroke_width=0.8)
+    return _shape("module", x, y, w, h), Rect(x + 3, y + 3, w - 6, h - 6, inner, rx=1.0)
 
 
-def _labels(box: Box) -> str:
-    lines = [(box.label, FONT_LABEL, ' font-weight="600"'), (box.sublabel, FONT_SUB, ' class="tv-sub"')]
+def _labels(box: Box) -> list[Text]:
+    lines = [(box.label, FONT_LABEL, "600", ""), (box.sublabel, FONT_SUB, "", "tv-sub")]
     lines = [ln for ln in lines if ln[0]]
-    total = sum(size * LINE_HEIGHT for _, size, _ in lines)
+    total = sum(size * LINE_HEIGHT for _, size, _, _ in lines)
     y = box.y + (box.h - total) / 2
     out = []
-    for text, size, extra in lines:
+    for text, size, weight, cls in lines:
         y += size * LINE_HEIGHT
         baseline = y - size * (LINE_HEIGHT - 1) / 2 - size * 0.2
-        out.append(f'<text x="{_f(box.cx)}" y="{_f(baseline)}" font-size="{size:.0f}" '
-                   f'text-anchor="middle"{extra}>{_text(text)}</text>')
-    return "".join(out)
+        out.append(Text(box.cx, baseline, text, size=size, anchor="middle", weight=weight, cls=cls))
+    return out
 
 
-def draw_node(box: Box, node: Mapping[str, Any], p: str,
-          source_href: Optional[Callable[[dict], Optional[str]]]) -> str:
+def node_shape(box: Box, node: Mapping[str, Any], p: str, source_href: Href) -> Group:
+    """One box with its labels and tooltip; a link to its source line when ``source_href`` gives one."""
     tone = node_tone(node)
     classes = f"tv-node tv-kind-{slugify(box.kind)} tv-tone-{tone}"
     if box.collapsed:
         classes += " tv-module tv-collapsed"
-    attrs = f' id="{element_id(p, "n", box.id)}" class="{classes}" data-node="{_attr(box.id)}"'
-    attrs += _source_attrs(node)
+    attrs = (("data-node", box.id), *_source_attrs(node))
     if box.collapsed:
-        attrs += f' data-hidden-count="{box.hidden_count}"'
-    title = f"<title>{_text(node_description(node, box.hidden_count))}</title>"
-    shape = _module_shape(box.x, box.y, box.w, box.h) if box.collapsed else _shape(tone, box.x, box.y, box.w, box.h)
-    body = shape + _labels(box)
+        attrs += (("data-hidden-count", str(box.hidden_count)),)
+    title = node_description(node, box.hidden_count)
+    shape = _module_shape(box.x, box.y, box.w, box.h) if box.collapsed else (_shape(tone, box.x, box.y, box.w, box.h),)
+    body = (*shape, *_labels(box))
     href = source_href(dict(node)) if source_href else None
     if href:
-        return f'<g{attrs}><a href="{_attr(href)}">{title}{body}</a></g>'
-    return f"<g{attrs}>{title}{body}</g>"
+        return Group((Group(body, href=href, tooltip=title),), id=element_id(p, "n", box.id), cls=classes, attrs=attrs)
+    return Group(body, id=element_id(p, "n", box.id), cls=classes, attrs=attrs, tooltip=title)
 
 
-def draw_cluster(box: Box, node: Mapping[str, Any], p: str,
-             source_href: Optional[Callable[[dict], Optional[str]]]) -> str:
-    color = TONES["module"]["color"]
-    rect = (f'<rect x="{_f(box.x)}" y="{_f(box.y)}" width="{_f(box.w)}" height="{_f(box.h)}" rx="8.0" '
-            f'fill="{color}" fill-opacity="0.05" stroke="{color}" stroke-opacity="0.6" stroke-width="1"/>')
+def draw_node(box: Box, node: Mapping[str, Any], p: str, source_href: Href) -> str:
+    """:func:`node_shape` as SVG markup, for the page script's module frames."""
+    return fragment(node_shape(box, node, p, source_href))
+
+
+def cluster_shape(box: Box, node: Mapping[str, Any], p: str, source_href: Href) -> Group:
+    """An open module: a tinted frame behind its children, titled ``▾ name``."""
+    rect = Rect(box.x, box.y, box.w, box.h, CLUSTER_PAINT, rx=8.0)
     text = "▾ " + box.label
     tw = text_width(text, FONT_HEADER)
     hx, anchor = box.x + 8, "start"
     if box.in_x is not None and hx - 4 <= box.in_x <= hx + tw + 4 and box.x + box.w - 8 - tw > box.in_x + 4:
         hx, anchor = box.x + box.w - 8, "end"  # keep the title clear of the incoming edges
-    head = (f'<text x="{_f(hx)}" y="{_f(box.y + 18)}" font-size="{FONT_HEADER:.0f}" '
-            f'font-weight="600" text-anchor="{anchor}">{_text(text)}</text>')
+    head: Shape = Text(hx, box.y + 18, text, size=FONT_HEADER, weight="600", anchor=anchor)
     href = source_href(dict(node)) if source_href else None
     if href:
-        head = f'<a href="{_attr(href)}">{head}</a>'
-    extra = _source_attrs(node)
-    return (f'<g id="{element_id(p, "c", box.id)}" class="tv-cluster" data-node="{_attr(box.id)}"{extra}>'
-            f"<title>{_text('module ' + box.id)}</title>{rect}{head}</g>")
+        head = Group((head,), href=href)
+    return Group((rect, head), id=element_id(p, "c", box.id), cls="tv-cluster",
+                 attrs=(("data-node", box.id), *_source_attrs(node)), tooltip="module " + box.id)
 
 
-def _edge_path(points: tuple[tuple[float, float], ...]) -> str:
+def draw_cluster(box: Box, node: Mapping[str, Any], p: str, source_href: Href) -> str:
+    """:func:`cluster_shape` as SVG markup, for the page script's module frames."""
+    return fragment(cluster_shape(box, node, p, source_href))
+
+
+def _edge_segments(points: tuple[tuple[float, float], ...]) -> tuple[Segment, ...]:
     """Polyline through the route; non-vertical hops become vertical-tangent cubic curves."""
     (x0, y0), rest = points[0], points[1:]
-    d = [f"M{_f(x0)},{_f(y0)}"]
+    out: list[Segment] = [("M", (x0, y0))]
     for x1, y1 in rest:
         if abs(x1 - x0) < 0.05:
-            d.append(f"L{_f(x1)},{_f(y1)}")
+            out.append(("L", (x1, y1)))
         else:
             my = (y0 + y1) / 2
-            d.append(f"C{_f(x0)},{_f(my)} {_f(x1)},{_f(my)} {_f(x1)},{_f(y1)}")
+            out.append(("C", (x0, my, x1, my, x1, y1)))
         x0, y0 = x1, y1
-    return "".join(d)
+    return tuple(out)
 
 
-def _edges(layout: GraphLayout, p: str) -> tuple[str, str]:
+def _edges(layout: GraphLayout, p: str) -> tuple[list[Shape], list[Shape]]:
     """Edge paths, and shape labels under each producer where the box leaves room for them."""
-    paths, labels = [], []
+    paths: list[Shape] = []
+    labels: list[Shape] = []
     heading: dict[str, list[float]] = {}
     for e in layout.edges:
         if len(e.points) < 2:
             continue
-        paths.append(f'<path class="tv-edge" d="{_edge_path(e.points)}" data-source="{_attr(e.source)}" '
-                     f'data-target="{_attr(e.target)}" marker-end="url(#{p}-arrow)"/>')
+        paths.append(Path(_edge_segments(e.points), EDGE_PAINT, cls="tv-edge", styled=True, arrow=f"{p}-arrow",
+                          attrs=(("data-source", e.source), ("data-target", e.target))))
         heading.setdefault(e.source, []).append(e.points[1][0] - e.points[0][0])
     labelled: set[str] = set()
     for e in layout.edges:
         if not e.label or e.source in labelled or len(e.points) < 2:
             continue
         labelled.add(e.source)
-        label = draw_edge_label(layout.box(e.source), e, heading[e.source])
+        label = edge_label_shape(layout.box(e.source), e, heading[e.source])
         if label:
             labels.append(label)
-    return "".join(paths), "".join(labels)
+    return paths, labels
 
 
-def draw_edge_label(src: Box, e, dxs: list[float]) -> Optional[str]:
+def edge_label_shape(src: Box, e: Any, dxs: list[float]) -> Optional[Text]:
     """Shape label just under the producer, on the side its out-edges do not head to."""
     x0, y0 = e.points[0]
     if e.points[1][1] - y0 < 16:
@@ -257,57 +279,61 @@ def draw_edge_label(src: Box, e, dxs: list[float]) -> Optional[str]:
         x, anchor = x0 - 5, "end"
     else:
         return None
-    return (f'<text class="tv-edge-label" data-source="{_attr(e.source)}" x="{_f(x)}" y="{_f(y0 + 13)}" font-size="{FONT_SUB:.0f}" '
-            f'text-anchor="{anchor}">{_text(e.label)}</text>')
+    return Text(x, y0 + 13, e.label, size=FONT_SUB, anchor=anchor, cls="tv-edge-label",
+                attrs=(("data-source", e.source),))
 
 
-def _legend(width: float) -> tuple[str, float]:
+def draw_edge_label(src: Box, e: Any, dxs: list[float]) -> Optional[str]:
+    """:func:`edge_label_shape` as SVG markup (``None`` where it does not fit)."""
+    label = edge_label_shape(src, e, dxs)
+    return fragment(label) if label else None
+
+
+def _legend(width: float) -> tuple[Group, float]:
     """Legend in words *and* shapes; wraps onto more rows on narrow graphs."""
-    items = [(tone, t["name"]) for tone, t in TONES.items()] + [("cluster", "▾ open module")]
-    out, x, y = [], 8.0, 8.0
+    items = [(tone, t.name) for tone, t in TONES.items()] + [("cluster", "▾ open module")]
+    out: list[Shape] = []
+    x, y = 8.0, 8.0
     for tone, name in items:
         label = name if tone != "module" else "▸ n ops: collapsed module"
         item_w = 26 + text_width(label, FONT_SUB) + 18
         if x > 8 and x + item_w > width:
             x, y = 8.0, y + 24
         if tone == "cluster":
-            color = TONES["module"]["color"]
-            out.append(f'<rect x="{_f(x)}" y="{_f(y)}" width="20.0" height="16.0" rx="4.0" fill="{color}" '
-                       f'fill-opacity="0.05" stroke="{color}" stroke-opacity="0.6" stroke-width="1"/>')
+            out.append(Rect(x, y, 20.0, 16.0, CLUSTER_PAINT, rx=4.0))
         elif tone == "module":
-            out.append(_module_shape(x, y, 20, 16))
+            out.extend(_module_shape(x, y, 20, 16))
         else:
             out.append(_shape(tone, x, y, 20, 16, cls="tv-legend-key"))
-        out.append(f'<text x="{_f(x + 26)}" y="{_f(y + 12.5)}" font-size="{FONT_SUB:.0f}">{_text(label)}</text>')
+        out.append(Text(x + 26, y + 12.5, label, size=FONT_SUB))
         x += item_w
-    return f'<g class="tv-legend">{"".join(out)}</g>', y + 16 + 10
+    return Group(tuple(out), cls="tv-legend"), y + 16 + 10
 
 
-def _markers(layout: GraphLayout, markers: Mapping[str, Sequence[tuple[int, str]]]) -> str:
+def _markers(layout: GraphLayout, markers: Mapping[str, Sequence[tuple[int, str]]]) -> list[Shape]:
     """Numbered circles on the boxes a guided tour visits: the tour reads on paper, without script.
 
     ``markers`` maps a visible box id to its (step number, step title) pairs; the circles sit on
     the box's top-right corner, side by side when several steps visit the same box.
     """
-    out = []
+    out: list[Shape] = []
     for box in layout.boxes:
-        circles = []
+        circles: list[Shape] = []
         for k, (number, step_title) in enumerate(markers.get(box.id, ())):
             cx, cy = box.x + box.w - 4 - 22 * k, box.y + (4 if box.is_cluster else 0)
-            circles.append(
-                f'<g class="tv-step-marker" data-step-number="{number}"><title>{_text(f"Step {number}: {step_title}")}'
-                f'</title><circle cx="{_f(cx)}" cy="{_f(cy)}" r="10" fill="#1f4e79" stroke="#ffffff" '
-                f'stroke-width="1.5"/><text x="{_f(cx)}" y="{_f(cy + 4.5)}" font-size="12" font-weight="700" '
-                f'text-anchor="middle" style="fill:#ffffff">{number}</text></g>'
-            )
+            circles.append(Group(
+                (Circle(cx, cy, 10, MARKER_PAINT),
+                 Text(cx, cy + 4.5, str(number), size=12, weight="700", anchor="middle", fill="#ffffff",
+                      fill_as_style=True)),
+                cls="tv-step-marker", attrs=(("data-step-number", str(number)),),
+                tooltip=f"Step {number}: {step_title}"))
         if circles:  # grouped by box, so the page script moves them with it
-            out.append(f'<g data-node="{_attr(box.id)}">{"".join(circles)}</g>')
-    return "".join(out)
+            out.append(Group(tuple(circles), attrs=(("data-node", box.id),)))
+    return out
 
 
 def graph_to_svg(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: str, title: str, desc: str,
-                 source_href: Optional[Callable[[dict], Optional[str]]] = None,
-                 markers: Optional[Mapping[str, Sequence[tuple[int, str]]]] = None) -> str:
+                 source_href: Href = None, markers: Optional[Mapping[str, Sequence[tuple[int, str]]]] = None) -> str:
     """Inline SVG (no XML declaration) for ``layout`` of ``graph``; byte-identical per input.
 
     ``id_prefix`` must be a valid, page-unique HTML id (letters, digits, ``-``, ``_``); every
@@ -315,32 +341,34 @@ def graph_to_svg(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: st
     for a node's source line; such nodes become focusable links. ``markers`` numbers the boxes
     of a guided tour (see :func:`_markers`).
     """
+    return write(graph_drawing(graph, layout, id_prefix=id_prefix, title=title, desc=desc, source_href=source_href,
+                               markers=markers))
+
+
+def graph_drawing(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: str, title: str, desc: str,
+                  source_href: Href = None,
+                  markers: Optional[Mapping[str, Sequence[tuple[int, str]]]] = None) -> Drawing:
+    """The legend above, then open modules, edges, boxes, shape labels and tour markers, in
+    that order (later ones on top). Boxes missing from ``graph`` are drawn from the layout alone."""
     check_prefix(id_prefix)
     p = id_prefix
     nodes = {str(n.get("id")): n for n in reversed(list(graph.get("layers") or ()))}
-    legend, legend_h = _legend(max(layout.width, 360.0))
     width = max(layout.width, 360.0)
-    height = layout.height + legend_h
-    clusters, body = [], []
+    legend, legend_h = _legend(width)
+    clusters: list[Shape] = []
+    body: list[Shape] = []
     for box in layout.boxes:
         node = nodes.get(box.id, {"id": box.id, "kind": box.kind, "op": box.op})
         if box.is_cluster:
-            clusters.append(draw_cluster(box, node, p, source_href))
+            clusters.append(cluster_shape(box, node, p, source_href))
         else:
-            body.append(draw_node(box, node, p, source_href))
+            body.append(node_shape(box, node, p, source_href))
     paths, edge_labels = _edges(layout, p)
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" id="{p}-svg" class="tv-graph" role="group" '
-        f'aria-labelledby="{p}-title {p}-desc" viewBox="0 0 {_f(width)} {_f(height)}" '
-        f'width="{_f(width)}" height="{_f(height)}" font-family="{_attr(FONT_FAMILY)}">'
-        f'<title id="{p}-title">{_text(title)}</title><desc id="{p}-desc">{_text(desc)}</desc>'
-        f"{_style(p)}"
-        f'<defs><marker id="{p}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-        f'markerHeight="7" markerUnits="userSpaceOnUse" orient="auto-start-reverse">'
-        f'<path class="tv-arrowhead" d="M0,1L10,5L0,9z"/></marker></defs>'
-        f"{legend}"
-        f'<g class="tv-body" transform="translate(0 {_f(legend_h)})">'
-        f'<g class="tv-clusters">{"".join(clusters)}</g><g class="tv-edges">{paths}</g>'
-        f'<g class="tv-nodes">{"".join(body)}</g><g class="tv-edge-labels">{edge_labels}</g>'
-        f'<g class="tv-step-markers">{_markers(layout, markers or {})}</g></g></svg>'
-    )
+    drawn = Group((Group(tuple(clusters), cls="tv-clusters"), Group(tuple(paths), cls="tv-edges"),
+                   Group(tuple(body), cls="tv-nodes"), Group(tuple(edge_labels), cls="tv-edge-labels"),
+                   Group(tuple(_markers(layout, markers or {})), cls="tv-step-markers")),
+                  cls="tv-body", shift_y=legend_h)
+    return Drawing(width=width, height=layout.height + legend_h, title=title, desc=desc, id_prefix=p, cls="tv-graph",
+                   role="group", scoped=True, font_family=FONT_FAMILY,
+                   children=(_style(p), Arrowhead(f"{p}-arrow", 7, ARROW_PAINT, cls="tv-arrowhead", styled=True),
+                             legend, drawn))

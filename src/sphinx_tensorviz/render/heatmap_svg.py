@@ -1,9 +1,9 @@
-"""Draw a heatmap artifact as an inline, accessible SVG.
+"""Draw a heatmap artifact: cells, row and column labels, and a colour bar with its ticks.
 
-Hand-written rather than matplotlib's SVG so the markup carries ``role="img"``,
-``<title>``/``<desc>`` with page-unique ids, per-cell tooltips and text that
-follows the page's colour (``currentColor``, so dark themes work), and so the
-bytes are identical for the same input.
+One :class:`~.shapes.Drawing` serves both outputs: :func:`heatmap_svg` writes it as an inline,
+accessible SVG (``role="img"``, ``<title>``/``<desc>`` with page-unique ids, per-cell tooltips, text
+that follows the page's colour via ``currentColor`` so dark themes work), and
+:func:`.pdf.heatmap_pdf` draws the very same shapes for LaTeX.
 """
 
 from __future__ import annotations
@@ -13,12 +13,16 @@ from typing import Any
 from . import svg
 from .colors import Scale, make_scale
 from .describe import fmt
+from .shapes import Drawing, Gradient, Group, Line, Paint, Rect, Shape, Text
+from .svg_writer import write
 
 FONT = 13
 CELL_W, CELL_H = 56, 30
 PAD = 8
 BAR_W = 16
 CHAR_W = 0.62 * FONT
+FONT_FAMILY = "system-ui, sans-serif"
+OUTLINE = Paint(fill="none", stroke="currentColor", stroke_opacity=0.6)
 
 
 def _width(label: str) -> float:
@@ -29,6 +33,12 @@ def heatmap_svg(data: dict[str, Any], *, title: str, alt: str, colormap: str | N
                 scale: Scale | None = None) -> str:
     """The SVG markup; ids use :data:`svg.ID_TOKEN` as their prefix. ``scale``: a colour scale
     shared with other figures (a sweep), instead of one fitted to this data."""
+    return write(heatmap_drawing(data, title=title, alt=alt, colormap=colormap, scale=scale))
+
+
+def heatmap_drawing(data: dict[str, Any], *, title: str, alt: str, colormap: str | None,
+                    scale: Scale | None = None) -> Drawing:
+    """The heatmap as shapes; cell values are printed in the cells of small heatmaps."""
     values, rows, cols = data["values"], data["rows"], data["columns"]
     scale = scale or make_scale(values, data["diverging"], colormap)
     show_values = len(cols) <= 12 and len(rows) <= 24
@@ -41,47 +51,28 @@ def heatmap_svg(data: dict[str, Any], *, title: str, alt: str, colormap: str | N
     tick_labels = [fmt(v) for v in _ticks(scale)]
     width = bar_x + BAR_W + 8 + max(_width(t) for t in tick_labels) + PAD + FONT + 8
     height = top + max(grid_h, bar_h) + PAD
-    tid = svg.ID_TOKEN
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="tv-svg-heatmap" role="img" '
-        f'aria-labelledby="{tid}-title {tid}-desc" viewBox="0 0 {svg.num(width)} {svg.num(height)}" '
-        f'width="{svg.num(width)}" height="{svg.num(height)}" font-size="{FONT}" '
-        f'font-family="system-ui, sans-serif">',
-        f'<title id="{tid}-title">{svg.text(title)}</title>',
-        f'<desc id="{tid}-desc">{svg.text(alt)}</desc>',
-        '<g class="tv-labels" fill="currentColor">',
-    ]
-    for i, label in enumerate(rows):
-        y = top + CELL_H * i + CELL_H / 2
-        out.append(f'<text x="{svg.num(left - 8)}" y="{svg.num(y)}" text-anchor="end" '
-                   f'dominant-baseline="central">{svg.text(label)}</text>')
+    labels: list[Shape] = [Text(left - 8, top + CELL_H * i + CELL_H / 2, label, anchor="end", baseline="central")
+                           for i, label in enumerate(rows)]
     for j, label in enumerate(cols):
         x = left + CELL_W * j + CELL_W / 2
-        if rotate:
-            out.append(f'<text transform="translate({svg.num(x)},{svg.num(top - 6)}) rotate(-45)" '
-                       f'text-anchor="start">{svg.text(label)}</text>')
-        else:
-            out.append(f'<text x="{svg.num(x)}" y="{svg.num(top - 6)}" text-anchor="middle">{svg.text(label)}</text>')
-    out.append("</g>")
-    out.append('<g class="tv-cells">')
+        labels.append(Text(x, top - 6, label, anchor="start", rotate=-45) if rotate
+                      else Text(x, top - 6, label, anchor="middle"))
+    cells: list[Shape] = []
     for i, row in enumerate(values):
         for j, value in enumerate(row):
             x, y = left + CELL_W * j, top + CELL_H * i
-            out.append(
-                f'<rect x="{svg.num(x)}" y="{svg.num(y)}" width="{CELL_W}" height="{CELL_H}" '
-                f'fill="{scale.color(value)}"><title>{svg.text(f"{rows[i]}, {cols[j]}: {fmt(value)}")}</title></rect>'
-            )
+            cells.append(Rect(x, y, CELL_W, CELL_H, Paint(fill=scale.color(value)),
+                              tooltip=f"{rows[i]}, {cols[j]}: {fmt(value)}"))
             if show_values:
-                out.append(
-                    f'<text x="{svg.num(x + CELL_W / 2)}" y="{svg.num(y + CELL_H / 2)}" text-anchor="middle" '
-                    f'dominant-baseline="central" font-size="12" fill="{scale.text_color(value)}">{fmt(value, 2)}</text>'
-                )
-    out.append(f'<rect x="{svg.num(left)}" y="{svg.num(top)}" width="{grid_w}" height="{grid_h}" '
-               f'fill="none" stroke="currentColor" stroke-opacity="0.6"/>')
-    out.append("</g>")
-    out.extend(_colour_bar(scale, bar_x, top, bar_h, data.get("unit", ""), tick_labels))
-    out.append("</svg>")
-    return "\n".join(out)
+                cells.append(Text(x + CELL_W / 2, y + CELL_H / 2, fmt(value, 2), size=12, anchor="middle",
+                                  baseline="central", fill=scale.text_color(value)))
+    cells.append(Rect(left, top, grid_w, grid_h, OUTLINE))
+    return Drawing(
+        width=width, height=height, title=title, desc=alt, id_prefix=svg.ID_TOKEN, cls="tv-svg-heatmap",
+        font_family=FONT_FAMILY, font_size=FONT, compact=True,
+        children=(Group(tuple(labels), cls="tv-labels", fill="currentColor"), Group(tuple(cells), cls="tv-cells"),
+                  *_colour_bar(scale, bar_x, top, bar_h, data.get("unit", ""), tick_labels)),
+    )
 
 
 def _ticks(scale: Scale) -> list[float]:
@@ -89,28 +80,17 @@ def _ticks(scale: Scale) -> list[float]:
     return [scale.high, middle, scale.low]
 
 
-def _colour_bar(scale: Scale, x: float, top: float, height: float, unit: str, labels: list[str]) -> list[str]:
-    tid = svg.ID_TOKEN
-    stops = "".join(
-        f'<stop offset="{k / 10:.1f}" stop-color="{scale.color(scale.high - (scale.high - scale.low) * k / 10)}"/>'
-        for k in range(11)
-    )
-    out = [
-        f'<defs><linearGradient id="{tid}-bar" x1="0" y1="0" x2="0" y2="1">{stops}</linearGradient></defs>',
-        '<g class="tv-colour-bar" fill="currentColor">',
-        f'<rect x="{svg.num(x)}" y="{svg.num(top)}" width="{BAR_W}" height="{svg.num(height)}" '
-        f'fill="url(#{tid}-bar)" stroke="currentColor" stroke-opacity="0.6"/>',
-    ]
+def _colour_bar(scale: Scale, x: float, top: float, height: float, unit: str, labels: list[str]) -> list[Shape]:
+    """The gradient bar (high at the top), three ticks with their numbers, and the unit beside it."""
+    gradient = Gradient(f"{svg.ID_TOKEN}-bar", tuple(
+        (k / 10, scale.color(scale.high - (scale.high - scale.low) * k / 10)) for k in range(11)))
+    bar: list[Shape] = [Rect(x, top, BAR_W, height, Paint(fill=f"url(#{gradient.id})", stroke="currentColor",
+                                                           stroke_opacity=0.6))]
     for label, frac in zip(labels, (0.0, 0.5, 1.0)):
         y = top + height * frac
-        out.append(f'<line x1="{svg.num(x + BAR_W)}" x2="{svg.num(x + BAR_W + 5)}" y1="{svg.num(y)}" '
-                   f'y2="{svg.num(y)}" stroke="currentColor"/>')
-        out.append(f'<text x="{svg.num(x + BAR_W + 8)}" y="{svg.num(y)}" dominant-baseline="central">'
-                   f'{svg.text(label)}</text>')
+        bar.append(Line(x + BAR_W, y, x + BAR_W + 5, y))
+        bar.append(Text(x + BAR_W + 8, y, label, baseline="central"))
     if unit:
         label_x = x + BAR_W + 8 + max(_width(t) for t in labels) + 10 + FONT / 2
-        cy = top + height / 2
-        out.append(f'<text transform="translate({svg.num(label_x)},{svg.num(cy)}) rotate(90)" '
-                   f'text-anchor="middle">{svg.text(unit)}</text>')
-    out.append("</g>")
-    return out
+        bar.append(Text(label_x, top + height / 2, unit, anchor="middle", rotate=90))
+    return [gradient, Group(tuple(bar), cls="tv-colour-bar", fill="currentColor")]
