@@ -38,6 +38,7 @@ from ...core.ids import canonical, op_id
 from .groups import FunctionGroups, display_name, forward_code
 from .outputs import exposed_summary, name_outputs, tensors_in
 from .sources import SourceIndex
+from .torch_layouts import layout_hint
 from .torch_params import (
     ATTENTION_OPS,
     describe,
@@ -52,7 +53,6 @@ __all__ = ["capture_torch_graph"]
 #: torch.nn classes that only group other modules: drawn as modules, not leaves.
 _CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict, nn.ParameterList, nn.ParameterDict)
 #: Layers whose outputs are feature maps (``channels x H x W``), for activation layouts.
-_SPATIAL = ("Conv", "Pool", "BatchNorm2d", "BatchNorm3d", "InstanceNorm", "Upsample", "PixelShuffle")
 
 
 def capture_torch_graph(
@@ -107,7 +107,7 @@ def capture_torch_graph(
         "output": first,
         "raw": raw,
         "activations": {name: recorder.activations[name] for name in checkpoints},
-        "hints": {name: recorder.layout_hint(name) for name in checkpoints},
+        "hints": {name: layout_hint(recorder.nodes, name) for name in checkpoints},
     }
 
 
@@ -371,21 +371,6 @@ class _Recorder(TorchFunctionMode):
                 return name
             name = name.rpartition(".")[0]
         return None
-
-    def layout_hint(self, node_id: str) -> str | None:
-        """``channels`` for feature maps (conv-like layers, or modules built from them), ``heads``
-        for a softmax's output (attention weights when 4-D), else None."""
-        node = self.by_id.get(node_id)
-        if node is None:
-            return None
-        if node["op"].lower().endswith("softmax"):
-            return "heads"
-        if node["kind"] == "module":
-            prefix = node_id + "."
-            ops = [n["op"] for n in self.nodes if n["id"].startswith(prefix) and n["kind"] == "layer"]
-        else:
-            ops = [node["op"]]
-        return "channels" if any(part in op for op in ops for part in _SPATIAL) else None
 
     def _construction_site(self, name: str) -> dict[str, Any] | None:
         """Lines of ``self.<attr> = ...`` that built ``name`` (a module, parameter or buffer).
