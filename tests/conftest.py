@@ -29,7 +29,8 @@ import pytest
 from sphinx.testing.util import SphinxTestApp
 from sphinx.util.console import strip_escape_sequences
 
-pytest_plugins = ("sphinx.testing.fixtures",)
+#: ``tiers_util`` fails a test that builds Sphinx without the ``sphinx`` mark (see its docstring)
+pytest_plugins = ("sphinx.testing.fixtures", "tiers_util")
 
 ROOTS = Path(__file__).resolve().parent / "roots"
 STORE = "tensorviz_artifacts"

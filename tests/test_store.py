@@ -19,6 +19,8 @@ from sphinx_tensorviz.store.artifacts import ArtifactStore, StoreProblem, dump_j
 
 from conftest import copy_root, load_artifacts, run_sphinx
 
+pytestmark = pytest.mark.sphinx
+
 
 @pytest.fixture(scope="module")
 def real_artifacts(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
