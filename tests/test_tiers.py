@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tiers_util import TESTS, Module, Sources, has_mark, sphinx_command, unmarked_builders
+from tiers_util import FAST_TIER, TESTS, Module, Sources, has_mark, sphinx_command, unmarked_builders
 
 ROOT = TESTS.parent
 
@@ -37,6 +37,13 @@ def test_the_markers_are_declared_with_a_description() -> None:
     assert all(names.values())
 
 
+def test_the_readme_gives_the_fast_tier_and_keeps_the_one_command_ci_runs() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert f'-m pytest -m "{FAST_TIER}"' in readme
+    assert "bash .ci/setup && .venv/bin/python -m pytest\n" in readme
+    assert "bash .ci/setup && .venv/bin/python -m pytest\n" in (ROOT / ".ci" / "run").read_text("utf-8")
+
+
 def test_every_browser_test_module_is_marked_browser() -> None:
     """A module that opens Chromium (the ``browser`` fixture or ``browser_util``'s pages) is marked."""
     for path in sorted(TESTS.glob("test_*.py")):
@@ -45,7 +52,7 @@ def test_every_browser_test_module_is_marked_browser() -> None:
             "browser" in [a.arg for a in f.args.args] for f in module.functions.values())
         if not uses:
             continue
-        pytestmark = module.strings.get("pytestmark")
+        pytestmark = module.assigned.get("pytestmark")
         assert pytestmark is not None and has_mark(pytestmark, "browser"), path.name
 
 

@@ -1,15 +1,15 @@
 """The test tiers: which tests build a Sphinx project, found two ways, so none escapes its marker.
 
-The suite has three tiers, selected with markers (declared in ``pyproject.toml``):
+Three markers (declared in ``pyproject.toml``) set the slow tests apart:
 
 * ``sphinx``: the test builds (or reads) a Sphinx project: a test root, the course, the manual,
   in this process or in a ``sphinx-build`` subprocess, or through the ``tensorviz`` command
   (which loads the project with Sphinx);
 * ``browser``: the test needs headless Chromium (these build the pages first, so they are
   ``sphinx`` too);
-* ``execution``: the test builds nothing but runs real lesson code through a framework
-  (PyTorch, JAX, Flax, transformers) in this process, which costs seconds of imports and
-  tracing each.
+* ``execution``: the test builds nothing but traces real models through a framework in this
+  process at seconds a test (Flax and Equinox under jit). Framework tests that take a fraction
+  of a second (the PyTorch and plain JAX graph captures) stay in the fast tier.
 
 Everything else is the fast tier (``-m "not sphinx and not browser and not execution"``).
 A test whose tier is wrong is slow where it should be fast, or is left out of a fast loop
@@ -41,6 +41,8 @@ from typing import Any
 import pytest
 
 TESTS = Path(__file__).resolve().parent
+#: the fast tier's selection, as the README gives it
+FAST_TIER = "not sphinx and not browser and not execution"
 
 #: callables whose call is a Sphinx build (conftest, browser_util and Sphinx itself)
 BUILD_CALLS = frozenset({"run_sphinx", "SphinxTestApp", "Sphinx", "build_lessons", "make_app"})
@@ -65,7 +67,7 @@ class Module:
     path: Path
     tree: ast.Module
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
-    strings: dict[str, ast.expr] = field(default_factory=dict)  # module-level NAME = <expr>
+    assigned: dict[str, ast.expr] = field(default_factory=dict)  # module-level NAME = <expr>
     imports: dict[str, tuple[str, str]] = field(default_factory=dict)  # local name -> (module, name)
     marked: bool = False  # module-level ``pytestmark`` holds the sphinx mark
 
@@ -82,7 +84,7 @@ class Module:
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name):
-                        module.strings[target.id] = node.value
+                        module.assigned[target.id] = node.value
                         if target.id == "pytestmark":
                             module.marked = has_mark(node.value)
         return module
@@ -176,14 +178,14 @@ class Sources:
                     if any(self.command_mentions_sphinx(module, value, seen | {node.id}, local)
                            for value in local[node.id]):
                         return True
-                elif node.id in module.strings:
-                    if self.command_mentions_sphinx(module, module.strings[node.id], seen | {node.id}):
+                elif node.id in module.assigned:
+                    if self.command_mentions_sphinx(module, module.assigned[node.id], seen | {node.id}):
                         return True
                 elif node.id in module.imports:
                     source, name = module.imports[node.id]
                     other = self.module(source)
-                    if other is not None and name in other.strings:
-                        if self.command_mentions_sphinx(other, other.strings[name], frozenset({name})):
+                    if other is not None and name in other.assigned:
+                        if self.command_mentions_sphinx(other, other.assigned[name], frozenset({name})):
                             return True
         return False
 
