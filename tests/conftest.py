@@ -29,7 +29,8 @@ import pytest
 from sphinx.testing.util import SphinxTestApp
 from sphinx.util.console import strip_escape_sequences
 
-pytest_plugins = ("sphinx.testing.fixtures",)
+#: ``tiers_util`` fails a test that builds Sphinx without the ``sphinx`` mark (see its docstring)
+pytest_plugins = ("sphinx.testing.fixtures", "tiers_util")
 
 ROOTS = Path(__file__).resolve().parent / "roots"
 STORE = "tensorviz_artifacts"
@@ -37,17 +38,28 @@ SUMMARY = re.compile(r"tensorviz: (\d+) executed, (\d+) cached, (\d+) failed")
 HASH_NAME = re.compile(r"^[0-9a-f]{64}\.json$")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-snapshots", action="store_true", default=False,
+                     help="rewrite tests/snapshots/ from this build instead of comparing (then review git diff)")
+
+
+@pytest.fixture(scope="session")
+def update_snapshots(request: pytest.FixtureRequest) -> bool:
+    """Whether ``--update-snapshots`` was given: the snapshot tests write instead of comparing."""
+    return bool(request.config.getoption("--update-snapshots"))
+
+
 @pytest.fixture(scope="session")
 def rootdir() -> Path:
     return ROOTS
 
 
-def copy_root(name: str, dest: Path) -> Path:
-    """Copy ``tests/roots/test-<name>`` to ``dest`` (without build products or a store)."""
-    shutil.copytree(
-        ROOTS / f"test-{name}", dest,
-        ignore=shutil.ignore_patterns("_build", "_build*", STORE, "__pycache__"),
-    )
+def copy_root(name: str, dest: Path, *, with_store: bool = False) -> Path:
+    """Copy ``tests/roots/test-<name>`` to ``dest`` without build products, and without its
+    artifact store unless ``with_store`` (a root that commits its store, e.g. ``test-snapshot``,
+    builds from it in ``cache-only`` mode; its ``failures/`` folder is never copied)."""
+    ignored = ["_build", "_build*", "__pycache__"] + (["failures"] if with_store else [STORE])
+    shutil.copytree(ROOTS / f"test-{name}", dest, ignore=shutil.ignore_patterns(*ignored))
     return dest
 
 

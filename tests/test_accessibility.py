@@ -11,7 +11,8 @@ import pytest
 
 from browser_util import axe_serious, browser_missing, build_lessons, copy_lessons
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "")]
+pytestmark = [pytest.mark.browser, pytest.mark.sphinx,
+              pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "")]
 
 
 def _site(tmp_path_factory: pytest.TempPathFactory, theme: str | None) -> Path:

@@ -18,7 +18,7 @@ from browser_util import (axe_serious, browser_missing, build_lessons, copy_less
                           page_opener)
 from conftest import copy_root
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sphinx]
 
 _why = browser_missing()
 if _why:

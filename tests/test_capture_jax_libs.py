@@ -22,6 +22,9 @@ jnp = jax.numpy
 from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph  # noqa: E402
 from test_graph_build import artifacts_by_function, copy_root, sphinx_build  # noqa: E402
 
+#: every test traces real Flax/Equinox models under jit (seconds each); the two that build pages are also sphinx
+pytestmark = pytest.mark.execution
+
 MODELS = Path(__file__).parent / "roots" / "test-graph-jaxlibs" / "models" / "jaxlibs.py"
 
 
@@ -144,6 +147,7 @@ def built(tmp_path_factory):
     return sphinx_build(srcdir, srcdir.parent / "html", fresh=True)
 
 
+@pytest.mark.sphinx
 def test_pages_build_clean_with_library_names_and_activations(built):
     assert built.warnings == [], built.raw_warnings
     artifacts = artifacts_by_function(built.srcdir)
@@ -166,6 +170,7 @@ def test_a_module_method_called_by_the_module_is_a_function_group(models):
     assert nodes["scores.softmax"]["parent"] == "scores" and nodes["query"]["kind"] == "module"
 
 
+@pytest.mark.sphinx
 def test_downloaded_run_py_of_a_jax_graph_checks_its_output(built, tmp_path):
     """The standalone script recomputes what it can without the package (the output); the JAX
     checkpoints are `tensorviz verify`'s job, so they are not expected there."""

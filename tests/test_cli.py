@@ -67,6 +67,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy_project(LESSONS, tmp_path_factory.mktemp("cli") / "lessons", with_store=True)
 
 
+@pytest.mark.sphinx
 def test_course_status_everything_cached(course: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = tv(capsys, "status", course, "--check")
     assert code == 0, out
@@ -81,6 +82,7 @@ def test_course_status_everything_cached(course: Path, capsys: pytest.CaptureFix
     assert report["summary"]["cached"] == total
 
 
+@pytest.mark.sphinx
 def test_course_gc_finds_nothing(course: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = artifacts(course)
     code, out, _ = tv(capsys, "gc", course, "--delete")
@@ -89,6 +91,7 @@ def test_course_gc_finds_nothing(course: Path, capsys: pytest.CaptureFixture[str
     assert artifacts(course) == before
 
 
+@pytest.mark.sphinx
 def test_course_show_prefix(course: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = tv(capsys, "show", T03[:8], course)
     assert code == 0
@@ -102,6 +105,7 @@ def test_course_show_prefix(course: Path, capsys: pytest.CaptureFixture[str]) ->
     assert json.loads(out)["lessonId"] == "transformers-03"
 
 
+@pytest.mark.sphinx
 def test_show_bad_prefixes(course: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = tv(capsys, "show", T03[:4], course)
     assert code == 2 and "at least 6 hex digits" in err
@@ -114,6 +118,7 @@ def test_show_bad_prefixes(course: Path, capsys: pytest.CaptureFixture[str], tmp
     assert code == 2 and "ambiguous" in err
 
 
+@pytest.mark.sphinx
 def test_course_verify_transformers_heatmap(course: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = {p.name: p.read_bytes() for p in (course / STORE).glob("*.json")}
     code, out, _ = tv(capsys, "verify", course, "--doc", "transformers-03")
@@ -124,6 +129,7 @@ def test_course_verify_transformers_heatmap(course: Path, capsys: pytest.Capture
     assert {p.name: p.read_bytes() for p in (course / STORE).glob("*.json")} == before  # store untouched
 
 
+@pytest.mark.sphinx
 def test_verify_unknown_doc_is_a_usage_error(course: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = tv(capsys, "verify", course, "--doc", "no-such-page")
     assert code == 2 and "no document named no-such-page" in err
@@ -141,6 +147,7 @@ def project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     return srcdir
 
 
+@pytest.mark.sphinx
 def test_fresh_project_is_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     srcdir = copy_project(CLI_ROOT, tmp_path / "cli", with_store=False)
     code, out, _ = tv(capsys, "status", srcdir, "--check")
@@ -149,6 +156,7 @@ def test_fresh_project_is_missing(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert out.strip().endswith("2 directives: 0 cached, 0 stale, 2 missing, 0 failed")
 
 
+@pytest.mark.sphinx
 def test_status_names_the_changed_code(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(project / "models" / "grid.py", "* factor()", "* factor() + 1.0")
     records = status_json(capsys, project)["directives"]
@@ -159,6 +167,7 @@ def test_status_names_the_changed_code(project: Path, capsys: pytest.CaptureFixt
     assert re.search(r"^index\.md:3 +tv-heatmap +stale +[0-9a-f]{12} +code changed: models/grid\.py$", out, re.M)
 
 
+@pytest.mark.sphinx
 def test_status_names_the_changed_helper(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(project / "helpers" / "scale.py", "2.0", "2.5")
     records = status_json(capsys, project)["directives"]
@@ -166,6 +175,7 @@ def test_status_names_the_changed_helper(project: Path, capsys: pytest.CaptureFi
     assert records[0]["why"] == ["an imported module changed: helpers/scale.py"]
 
 
+@pytest.mark.sphinx
 def test_status_names_inline_seed_and_option_changes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     page = project / "index.md"
     edit(page, ":seed: 3", ":seed: 4")
@@ -176,6 +186,7 @@ def test_status_names_inline_seed_and_option_changes(project: Path, capsys: pyte
     assert second["why"] == ["code changed: the inline code", "options changed: diverging"]
 
 
+@pytest.mark.sphinx
 def test_execute_runs_exactly_the_missing_one(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = artifacts(project)
     edit(project / "helpers" / "scale.py", "2.0", "4.0")
@@ -189,6 +200,7 @@ def test_execute_runs_exactly_the_missing_one(project: Path, capsys: pytest.Capt
     assert out.startswith("0 executed, 2 already cached")
 
 
+@pytest.mark.sphinx
 def test_execute_reports_a_failure(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(project / "models" / "grid.py", "rng = np", "raise RuntimeError('broken on purpose')\n    rng = np")
     code, out, _ = tv(capsys, "execute", project)
@@ -201,6 +213,7 @@ def test_execute_reports_a_failure(project: Path, capsys: pytest.CaptureFixture[
     assert code == 0 and "failure record" in out and "RuntimeError: broken on purpose" in out
 
 
+@pytest.mark.sphinx
 def test_gc_deletes_an_orphan_only_when_asked(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     orphan = f"{T03}.json"
     shutil.copy(LESSONS / STORE / orphan, project / STORE / orphan)
@@ -216,6 +229,7 @@ def test_gc_deletes_an_orphan_only_when_asked(project: Path, capsys: pytest.Capt
     assert {r["state"] for r in status_json(capsys, project)["directives"]} == {"cached"}
 
 
+@pytest.mark.sphinx
 def test_verify_detects_a_changed_value(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     records = status_json(capsys, project)["directives"]
     path = project / STORE / f"{records[1]['contentHash']}.json"

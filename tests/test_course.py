@@ -70,6 +70,7 @@ def rtd_build(course: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[P
     return out, result.stdout + result.stderr
 
 
+@pytest.mark.sphinx
 def test_read_the_docs_build_executes_nothing_and_warns_about_nothing(rtd_build: tuple[Path, str]) -> None:
     """As .readthedocs.yaml installs it: the extension alone, no PyTorch, no JAX."""
     _, log = rtd_build
@@ -90,6 +91,7 @@ def test_course_has_six_lessons_in_both_frameworks() -> None:
     assert len(lessons_by_backend["jax"]) >= 2 and len(lessons_by_backend["torch"]) >= 2
 
 
+@pytest.mark.sphinx
 def test_every_committed_artifact_validates_and_is_used(rtd_build: tuple[Path, str]) -> None:
     out, _ = rtd_build
     html = "".join(p.read_text("utf-8") for p in out.glob("*.html"))
@@ -116,6 +118,7 @@ class _Page(HTMLParser):
             self.events.append("svg")
 
 
+@pytest.mark.sphinx
 @pytest.mark.parametrize("page", LESSON_PAGES)
 def test_each_lesson_page_teaches_in_order(rtd_build: tuple[Path, str], page: str) -> None:
     out, _ = rtd_build
@@ -130,6 +133,7 @@ def test_each_lesson_page_teaches_in_order(rtd_build: tuple[Path, str], page: st
     assert "tv-check-failed" not in events
 
 
+@pytest.mark.sphinx
 def test_catalogue_lists_every_lesson_with_metadata_and_thumbnail(rtd_build: tuple[Path, str]) -> None:
     out, _ = rtd_build
     index = (out / "index.html").read_text("utf-8")
@@ -142,6 +146,7 @@ def test_catalogue_lists_every_lesson_with_metadata_and_thumbnail(rtd_build: tup
     assert "Modern LLMs" in index and "LLaMA, RMSNorm, RoPE, SwiGLU, causal decoder" in index
 
 
+@pytest.mark.sphinx
 def test_downloaded_run_py_reproduces_the_stored_activations(rtd_build: tuple[Path, str], tmp_path: Path) -> None:
     out, _ = rtd_build
     artifact = next(json.loads(p.read_text()) for p in STORE.glob("*.json")
@@ -167,6 +172,7 @@ def test_rms_after_each_rmsnorm_is_one() -> None:
         assert abs(rms - 1) < 1e-5, (name, rms)
 
 
+@pytest.mark.sphinx
 @pytest.mark.parametrize("builder", ["dirhtml", "singlehtml", "epub", "latex", "text", "man"])
 def test_every_builder_builds_the_course_with_W(course: Path, tmp_path: Path, builder: str) -> None:
     result = sphinx_build(course, tmp_path / builder, builder, env={"TENSORVIZ_MODE": "cache-only"})
@@ -174,6 +180,7 @@ def test_every_builder_builds_the_course_with_W(course: Path, tmp_path: Path, bu
     assert "0 executed" in result.stdout
 
 
+@pytest.mark.sphinx
 def test_text_builder_shows_the_text_alternatives(course: Path, tmp_path: Path) -> None:
     result = sphinx_build(course, tmp_path / "text", "text", env={"TENSORVIZ_MODE": "cache-only"})
     assert result.returncode == 0, result.stderr
@@ -182,6 +189,7 @@ def test_text_builder_shows_the_text_alternatives(course: Path, tmp_path: Path) 
     assert "Four stops through the decoder" in text and "Feature RMS" in text
 
 
+@pytest.mark.sphinx
 @pytest.mark.parametrize("theme", ["furo", "pydata_sphinx_theme", "sphinx_book_theme", "sphinx_rtd_theme"])
 def test_every_theme_builds_the_course_with_W(course: Path, tmp_path: Path, theme: str) -> None:
     pytest.importorskip(theme)
@@ -205,6 +213,7 @@ def tensorviz(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=600)
 
 
+@pytest.mark.sphinx
 def test_tensorviz_reports_the_course_cached_clean_and_reproducible(course: Path) -> None:
     status = tensorviz("status", str(course), "--check")
     assert status.returncode == 0, status.stdout + status.stderr
@@ -226,6 +235,7 @@ def test_tensorviz_reports_the_course_cached_clean_and_reproducible(course: Path
     assert len(re.findall(r"^ +1 float64 values in checks\[\w+\]\.value", verify.stdout, re.M)) == sweep_checks
 
 
+@pytest.mark.sphinx
 def test_course_reproduces_on_a_cpu_with_a_narrower_instruction_set(course: Path) -> None:
     """Another CPU, emulated: PyTorch's portable kernels and XLA limited to SSE4.2 (no AVX), passed
     through to the workers. float32 results move in the last bits; verify must still pass."""
@@ -238,6 +248,7 @@ def test_course_reproduces_on_a_cpu_with_a_narrower_instruction_set(course: Path
     assert f"{count} of {count} artifacts reproduced" in verify.stdout
 
 
+@pytest.mark.sphinx
 @pytest.mark.skipif(shutil.which("latexmk") is None, reason="latexmk is not installed")
 def test_course_builds_a_pdf_with_pdflatex(course: Path, tmp_path: Path) -> None:
     result = subprocess.run(

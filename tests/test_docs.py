@@ -72,6 +72,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     }
 
 
+@pytest.mark.sphinx
 def test_docs_build_with_W_and_execute_nothing(built: dict[str, Any]) -> None:
     assert built["warnings"] == ""
     assert built["statuscode"] == 0
@@ -81,6 +82,7 @@ def test_docs_build_with_W_and_execute_nothing(built: dict[str, Any]) -> None:
     assert 'class="tv-figure' in tutorial and "<svg" in tutorial
 
 
+@pytest.mark.sphinx
 def test_registered_directives_are_the_documented_ones(built: dict[str, Any]) -> None:
     assert built["registered"] == DIRECTIVES
 
@@ -159,6 +161,7 @@ def test_every_cli_command_and_option_is_documented() -> None:
     assert missing == []
 
 
+@pytest.mark.sphinx
 def test_schema_table_is_generated_from_the_shipped_schema(built: dict[str, Any]) -> None:
     schema = json.loads(resources.files("sphinx_tensorviz.store").joinpath("schemas/artifact.schema.json")
                         .read_text("utf-8"))

@@ -20,6 +20,8 @@ import pytest
 from conftest import run_sphinx
 from sphinx_tensorviz.cli import main
 
+pytestmark = pytest.mark.sphinx
+
 PAGE = """\
 # Needs a package
 

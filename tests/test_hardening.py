@@ -32,6 +32,8 @@ from conftest import (
     write,
 )
 
+pytestmark = pytest.mark.sphinx
+
 REPO = Path(__file__).resolve().parent.parent
 LESSONS = REPO / "lessons"
 CACHE_ONLY = {"tensorviz_execution_mode": "cache-only"}

@@ -194,6 +194,7 @@ def variants(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build, dic
     return src, built, dict(zip(LABELS, requests))
 
 
+@pytest.mark.sphinx
 def test_off_mode_reads_without_executing(variants) -> None:  # noqa: ANN001
     src, built, _ = variants
     assert built.summary == (0, 0, 0)
@@ -201,29 +202,34 @@ def test_off_mode_reads_without_executing(variants) -> None:  # noqa: ANN001
     assert not list(src.glob("tensorviz_artifacts/*.json"))
 
 
+@pytest.mark.sphinx
 @pytest.mark.parametrize("label", ["code", "seed", "inputs", "backend", "unit"])
 def test_directive_content_hash_changes(variants, label: str) -> None:  # noqa: ANN001
     _, _, requests = variants
     assert requests[label].content_hash != requests["base"].content_hash
 
 
+@pytest.mark.sphinx
 @pytest.mark.parametrize("label", ["same", "title", "alt", "prediction", "colormap"])
 def test_directive_content_hash_does_not_change(variants, label: str) -> None:  # noqa: ANN001
     _, _, requests = variants
     assert requests[label].content_hash == requests["base"].content_hash
 
 
+@pytest.mark.sphinx
 @pytest.mark.parametrize("label", ["title", "alt", "prediction", "colormap"])
 def test_directive_renderer_hash_changes(variants, label: str) -> None:  # noqa: ANN001
     _, _, requests = variants
     assert requests[label].renderer_hash != requests["base"].renderer_hash
 
 
+@pytest.mark.sphinx
 def test_inline_code_with_installed_imports_hashes_only_itself(variants) -> None:  # noqa: ANN001
     _, _, requests = variants
     assert list(requests["base"].files) == [INLINE]
 
 
+@pytest.mark.sphinx
 def test_editing_a_transitively_imported_module_changes_the_hash(tmp_path: Path, build) -> None:  # noqa: ANN001
     src = copy_root("hashing", tmp_path / "src")
     first = build(src)

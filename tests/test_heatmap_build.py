@@ -41,6 +41,8 @@ from conftest import (
     write,
 )
 
+pytestmark = pytest.mark.sphinx
+
 SVG_NS = "{http://www.w3.org/2000/svg}"
 MINUS = "\u2212"
 

@@ -28,6 +28,8 @@ from conftest import (
     write,
 )
 
+pytestmark = pytest.mark.sphinx
+
 TIMEOUT = 3.0
 CONF = {"tensorviz_timeout": TIMEOUT}
 

@@ -71,6 +71,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
     return src, run_sphinx(src)
 
 
+@pytest.mark.sphinx
 def test_the_build_finishes_and_leaves_a_valid_store(built: tuple[Path, Build]) -> None:
     src, build = built
     assert build.statuscode == 0, build.warnings
@@ -81,6 +82,7 @@ def test_the_build_finishes_and_leaves_a_valid_store(built: tuple[Path, Build]) 
         assert page_size(build, page) < PAGE_BOUND, page
 
 
+@pytest.mark.sphinx
 def test_a_2000_by_2000_result_is_refused_with_advice(built: tuple[Path, Build]) -> None:
     src, build = built
     located(build, src, "huge", "limit", "2000 x 2000", "4,000,000 cells", "tensorviz_max_heatmap_cells = 16,384",
@@ -91,6 +93,7 @@ def test_a_2000_by_2000_result_is_refused_with_advice(built: tuple[Path, Build])
     assert all(len(p.read_bytes()) < PAGE_BOUND for p in store_dir(src).rglob("*.json"))
 
 
+@pytest.mark.sphinx
 def test_printed_output_keeps_its_tail_with_a_note(built: tuple[Path, Build]) -> None:
     src, build = built
     located(build, src, "chatty", "limit", "tensorviz_max_stdout_kb", "only the last 64 KB")
@@ -104,6 +107,7 @@ def test_printed_output_keeps_its_tail_with_a_note(built: tuple[Path, Build]) ->
     assert downloads and all(p.stat().st_size < PAGE_BOUND for p in downloads)
 
 
+@pytest.mark.sphinx
 def test_the_build_checks_the_limits_again_after_the_worker(built: tuple[Path, Build]) -> None:
     src, build = built
     located(build, src, "sneaky", "limit", "result refused", "130 x 130 heatmap has 16,900 cells",
@@ -112,6 +116,7 @@ def test_the_build_checks_the_limits_again_after_the_worker(built: tuple[Path, B
     assert not [a for a in load_artifacts(src).values() if len(a["data"].get("values", [])) == 130]
 
 
+@pytest.mark.sphinx
 def test_a_flood_on_stderr_is_bounded_too(built: tuple[Path, Build]) -> None:
     src, build = built
     record = located(build, src, "noisy", "execution", "after the noise")
@@ -119,23 +124,27 @@ def test_a_flood_on_stderr_is_bounded_too(built: tuple[Path, Build]) -> None:
     assert "after the noise" in build.html("noisy")
 
 
+@pytest.mark.sphinx
 def test_a_result_over_the_size_limit_is_refused(built: tuple[Path, Build]) -> None:
     src, build = built
     located(build, src, "fat", "limit", "MB as stored JSON", "tensorviz_max_result_mb = 0.25")
 
 
+@pytest.mark.sphinx
 def test_a_graph_over_the_node_limit_is_refused(built: tuple[Path, Build]) -> None:
     src, build = built
     located(build, src, "deep", "limit", "nodes, over tensorviz_max_graph_nodes = 4", "smaller configuration",
             directive="tv-graph")
 
 
+@pytest.mark.sphinx
 def test_ordinary_figures_are_not_affected(built: tuple[Path, Build]) -> None:
     src, build = built
     no_warnings_for(build, src, "fine")
     assert "hello" in build.html("fine")
 
 
+@pytest.mark.sphinx
 def test_stored_artifacts_over_the_limits_are_not_drawn(built: tuple[Path, Build], tmp_path: Path) -> None:
     """The same limits hold for artifacts already in the store (committed by someone else, or older)."""
     src, _ = built
@@ -185,6 +194,7 @@ def test_the_tail_buffer_keeps_exactly_the_end() -> None:
     assert f"printed {len(''.join(f'{n}' + chr(10) for n in range(10_000))):,} characters" in buffer.truncation_note()
 
 
+@pytest.mark.sphinx
 def test_invalid_limits_and_sandboxes_fall_back_to_the_defaults(tmp_path: Path) -> None:
     src = make_project(tmp_path / "src", {"fine": PAGES["fine"]},
                        "tensorviz_max_stdout_kb = 0\ntensorviz_max_graph_nodes = -5\n"
@@ -201,6 +211,7 @@ def test_invalid_limits_and_sandboxes_fall_back_to_the_defaults(tmp_path: Path) 
     assert "hello" in build.html("fine")
 
 
+@pytest.mark.sphinx
 def test_a_refusal_is_recorded_and_raising_the_limit_runs_the_code_again(built: tuple[Path, Build],
                                                                          tmp_path: Path) -> None:
     src = Path(shutil.copytree(built[0], tmp_path / "copy", ignore=shutil.ignore_patterns("_build")))

@@ -66,6 +66,7 @@ def _unisolated(page: str) -> list[str]:
     return [inside[max(0, m.start() - 40):m.end() + 40] for m in re.finditer(RLO, inside)]
 
 
+@pytest.mark.sphinx
 def test_overrides_from_lesson_code_and_diagrams_are_isolated(built: tuple[Path, Build]) -> None:
     src, build = built
     assert build.statuscode == 0, build.warnings
@@ -79,6 +80,7 @@ def test_overrides_from_lesson_code_and_diagrams_are_isolated(built: tuple[Path,
     nothing_left_behind()
 
 
+@pytest.mark.sphinx
 def test_a_diagram_outside_the_project_is_refused_without_saying_lesson_code(built: tuple[Path, Build]) -> None:
     src, build = built
     record = located(build, src, "outside", "source", "outside the course folder",

@@ -35,7 +35,8 @@ from hostile_util import (
     wait_until_gone,
 )
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+pytestmark = [pytest.mark.sphinx,
+              pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")]
 
 #: unique sleep lengths: the test finds its own processes by them
 #: sleep lengths that mark this session's test processes (per pytest process, so that two test

@@ -21,6 +21,8 @@ from conftest import Build, load_artifacts, run_sphinx, snapshot, store_dir
 from hostile_util import assert_store_valid, heatmap_page, make_project, nothing_left_behind
 from sphinx_tensorviz.execute.sandbox import sandbox_problem
 
+pytestmark = pytest.mark.sphinx
+
 PROBLEM = sandbox_problem("bwrap")
 CANARY = f"tensorviz-hostile-canary-{os.getpid()}"
 needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"the bwrap sandbox cannot run here: {PROBLEM}")

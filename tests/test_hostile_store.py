@@ -23,6 +23,8 @@ from conftest import Build, artifact_files, load_artifacts, run_sphinx, snapshot
 from hostile_util import assert_store_valid, heatmap_page, located, make_project, no_warnings_for, nothing_left_behind
 from sphinx_tensorviz.core.hashing import digest
 
+pytestmark = pytest.mark.sphinx
+
 FIRST = heatmap_page("import numpy as np\n\nresult = np.array([[1.0, 2.0], [3.0, 4.0]])", "First")
 SECOND = heatmap_page("import numpy as np\n\nresult = np.array([[5.0, 6.0], [7.0, 8.0]])", "Second")
 BROKEN = heatmap_page("raise ValueError('broken on purpose')", "Broken")

@@ -25,6 +25,8 @@ from hostile_util import heatmap_page, make_project, own_job_dirs
 from sphinx_tensorviz.execute.processes import alive
 from sphinx_tensorviz.execute.sandbox import sandbox_problem
 
+pytestmark = pytest.mark.sphinx
+
 SLEEPER = '''
 import os, time
 with open({marker!r} + f".{{os.getpid()}}", "w") as handle:

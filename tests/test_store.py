@@ -1,7 +1,9 @@
 """The artifact store: atomic, validated writes; problems reported, never raised; failure records.
 
-The artifacts used here are real: a module fixture builds ``tests/roots/test-rebuild``
-once (two tiny NumPy executions) and takes them from its store.
+The artifacts used here are real: the NumPy heatmap and the PyTorch graph that a real build of
+``tests/roots/test-snapshot`` recorded and that root commits (its snapshot builds read them), so
+these tests need no build and run in the fast tier. One test (marked ``sphinx``) builds
+``tests/roots/test-rebuild`` and puts what the current code records through the same store.
 """
 
 from __future__ import annotations
@@ -17,17 +19,32 @@ import pytest
 
 from sphinx_tensorviz.store.artifacts import ArtifactStore, StoreProblem, dump_json, schema_errors
 
-from conftest import copy_root, load_artifacts, run_sphinx
+from conftest import ROOTS, copy_root, load_artifacts, run_sphinx, store_dir
 
 
 @pytest.fixture(scope="module")
-def real_artifacts(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    src = copy_root("rebuild", tmp_path_factory.mktemp("store-src") / "src")
+def real_artifacts() -> list[dict[str, Any]]:
+    """The heatmap first (the damage cases edit its values), then the graph."""
+    by_kind = {a["data"]["kind"]: a for a in load_artifacts(ROOTS / "test-snapshot").values()}
+    assert sorted(by_kind) == ["graph", "heatmap"]
+    return [by_kind["heatmap"], by_kind["graph"]]
+
+
+@pytest.mark.sphinx
+def test_what_a_build_records_now_round_trips(tmp_path: Path) -> None:
+    """The committed artifacts above were recorded by an earlier build: this one is fresh."""
+    src = copy_root("rebuild", tmp_path / "src")
     built = run_sphinx(src)
     assert built.summary == (2, 0, 0)
     artifacts = list(load_artifacts(src).values())
     assert len(artifacts) == 2
-    return artifacts
+    store = ArtifactStore(tmp_path / "copy")
+    for artifact in artifacts:
+        assert schema_errors(artifact) == []
+        path = store.write_artifact(copy.deepcopy(artifact))
+        assert path.read_bytes() == (store_dir(src) / path.name).read_bytes()
+        assert store.read_artifact(artifact["contentHash"]) == artifact
+    assert sorted(store.artifact_hashes()) == sorted(a["contentHash"] for a in artifacts)
 
 
 @pytest.fixture

@@ -17,6 +17,8 @@ import pytest
 from conftest import Build, copy_root, directive_lines, edit, load_artifacts, run_sphinx, store_dir, write
 from sphinx_tensorviz.render.describe import fmt
 
+pytestmark = pytest.mark.sphinx
+
 SUMMARY_POINTS = 3 + 4 + 1  # index.md: the temperature sweep, the 2x2 sweep, one plain figure
 OTHERS = 6 + 2  # failing.md: 2 + 2 points and 2 checks; graph.md: a PyTorch graph at 2 widths
 ALL_BUILDERS = ("html", "dirhtml", "singlehtml", "epub", "latex", "text", "man")

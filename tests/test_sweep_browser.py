@@ -14,7 +14,7 @@ import pytest
 from browser_util import browser_missing, page_opener
 from conftest import copy_root, run_sphinx
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sphinx]
 
 _why = browser_missing()
 if _why:

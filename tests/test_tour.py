@@ -14,6 +14,8 @@ import pytest
 from sphinx.application import Sphinx
 from sphinx.util.console import strip_escape_sequences
 
+pytestmark = pytest.mark.sphinx
+
 ROOT = Path(__file__).resolve().parent / "roots" / "test-tour"
 
 

@@ -74,10 +74,12 @@ def run_verify(src: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tu
     return code, capsys.readouterr().out
 
 
+@pytest.mark.sphinx
 def test_each_artifact_records_the_dtype_it_was_computed_in(recorded: Path) -> None:
     assert set(by_dtype(recorded)) == {"float32", "float64", "int64"}
 
 
+@pytest.mark.sphinx
 def test_verify_reports_dtype_and_tolerance_and_passes_unchanged(recorded: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run_verify(recorded, capsys)
@@ -88,6 +90,7 @@ def test_verify_reports_dtype_and_tolerance_and_passes_unchanged(recorded: Path,
     assert "12 int64 values in data.values within rtol=0, atol=0" in out
 
 
+@pytest.mark.sphinx
 @pytest.mark.parametrize(("dtype", "move"), [
     ("float32", lambda v: v * (1 + 1e-3)),   # a float32 value moved by 1e-3 relative
     ("float64", lambda v: v * (1 + 1e-9)),   # a float64 value moved by 1e-9 relative
@@ -112,6 +115,7 @@ def test_a_moved_value_is_a_mismatch(recorded: Path, tmp_path: Path, capsys: pyt
     assert code == 0, out
 
 
+@pytest.mark.sphinx
 def test_an_artifact_without_a_recorded_dtype_is_compared_as_float32(recorded: Path, tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     src = shutil.copytree(recorded, tmp_path / "src", ignore=shutil.ignore_patterns("failures"))

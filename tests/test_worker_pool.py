@@ -101,6 +101,7 @@ def pooled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
     return src, run_sphinx(src, "html", parallel=2)  # sphinx-build -j 2
 
 
+@pytest.mark.sphinx
 def test_forked_jobs_see_nothing_another_job_left(pooled: tuple[Path, Build]) -> None:
     src, built = pooled
     assert built.summary == (5, 0, 0), built.warnings
@@ -110,6 +111,7 @@ def test_forked_jobs_see_nothing_another_job_left(pooled: tuple[Path, Build]) ->
         assert artifact["data"]["values"] == [[0.0, 0.0, 0.0, 0.0, 0.0]], artifact["stdout"]
 
 
+@pytest.mark.sphinx
 def test_jobs_of_one_backend_are_children_of_one_warm_parent_that_is_gone_after_the_build(
         pooled: tuple[Path, Build]) -> None:
     src, _ = pooled
@@ -124,12 +126,14 @@ def test_jobs_of_one_backend_are_children_of_one_warm_parent_that_is_gone_after_
     nothing_left_behind()  # have pools of their own: only this build's parents are checked)
 
 
+@pytest.mark.sphinx
 def test_jax_works_in_a_forked_child_and_its_parent_never_started_a_backend(pooled: tuple[Path, Build]) -> None:
     src, _ = pooled
     (jax_job,) = [a for a in load_artifacts(src).values() if a["request"]["backend"] == "jax"]
     assert jax_job["data"]["values"] == [[0.0, 4.0]]
 
 
+@pytest.mark.sphinx
 def test_every_pooled_execution_records_its_time_and_peak_memory(pooled: tuple[Path, Build]) -> None:
     src, built = pooled
     assert_store_valid(src)
@@ -142,6 +146,7 @@ def test_every_pooled_execution_records_its_time_and_peak_memory(pooled: tuple[P
     assert '<html lang="en">' in page and "<caption>" in page and page.count('<th scope="col"') == 6
 
 
+@pytest.mark.sphinx
 def test_a_crash_and_a_hang_cost_one_figure_each_and_leave_nothing(tmp_path: Path) -> None:
     pages = {"crash": heatmap_page(CRASH, "Crash"), "hang": heatmap_page(HANG, "Hang"),
              "fine": heatmap_page("import os\nprint('parent', os.getppid(), 'pid', os.getpid())\nresult = [[2.0]]",
@@ -166,6 +171,7 @@ def test_a_crash_and_a_hang_cost_one_figure_each_and_leave_nothing(tmp_path: Pat
 PARRICIDE = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nresult = [[1.0]]"
 
 
+@pytest.mark.sphinx
 def test_a_job_that_kills_the_warm_parent_costs_only_its_own_figure(tmp_path: Path) -> None:
     """Jobs forked beside it lose their parent too: they run again on their own, and succeed."""
     slow = "import os, time\ntime.sleep(2)\nprint('parent', os.getppid(), 'pid', os.getpid())\nresult = [[{n}.0]]"
@@ -180,6 +186,7 @@ def test_a_job_that_kills_the_warm_parent_costs_only_its_own_figure(tmp_path: Pa
     assert_store_valid(src)
 
 
+@pytest.mark.sphinx
 def test_with_the_pool_off_each_job_is_a_fresh_worker_of_the_build(tmp_path: Path) -> None:
     src = make_project(tmp_path / "src", {"one": heatmap_page(PARENT_COMMAND, "One")}, "tensorviz_worker_pool = False\n")
     built = run_sphinx(src, "html")
@@ -188,6 +195,7 @@ def test_with_the_pool_off_each_job_is_a_fresh_worker_of_the_build(tmp_path: Pat
     assert "sphinx_tensorviz.execute.jobguard" in artifact["stdout"] and "zygote" not in artifact["stdout"]
 
 
+@pytest.mark.sphinx
 def test_a_pooled_job_is_a_child_of_the_warm_parent_not_of_a_job_guard(tmp_path: Path) -> None:
     src = make_project(tmp_path / "src", {"one": heatmap_page(PARENT_COMMAND, "One")})
     assert run_sphinx(src, "html").summary == (1, 0, 0)
@@ -195,6 +203,7 @@ def test_a_pooled_job_is_a_child_of_the_warm_parent_not_of_a_job_guard(tmp_path:
     assert "sphinx_tensorviz.execute.zygote numpy" in artifact["stdout"] and "jobguard" not in artifact["stdout"]
 
 
+@pytest.mark.sphinx
 def test_torch_jobs_are_deterministic_without_importing_inductor_and_inductor_agrees(tmp_path: Path) -> None:
     """Seeding switches deterministic algorithms on without the seconds of importing Inductor; code
     that imports it later (torch.compile) still finds Inductor's deterministic flag set."""
@@ -210,6 +219,7 @@ def test_the_pool_falls_back_where_it_cannot_keep_its_guarantees() -> None:
     assert "forked child" in (pool_problem(True, "bwrap") or "")
 
 
+@pytest.mark.sphinx
 def test_status_times_lists_the_slowest_figures_first(pooled: tuple[Path, Build], capsys) -> None:  # noqa: ANN001
     from sphinx_tensorviz.cli import main
 
@@ -226,6 +236,7 @@ def test_status_times_lists_the_slowest_figures_first(pooled: tuple[Path, Build]
     assert "peak MiB" in out and "5 executed figures with recorded times" in out
 
 
+@pytest.mark.sphinx
 def test_a_library_the_jobs_import_is_imported_once_by_their_warm_parent(tmp_path: Path) -> None:
     """``import transformers`` in the code: the torch parent imports it before forking, so the
     child finds it loaded; a page without it leaves the parent without it."""
