@@ -121,3 +121,16 @@ def test_the_rules_reject_what_they_should() -> None:
     assert area("sphinx_tensorviz.features.graph.render") == "features.graph"
     inside = PACKAGE / "execute" / "phase.py"
     assert "sphinx_tensorviz.core.request" in imported(inside) or "sphinx_tensorviz.core.state" in imported(inside)
+
+
+def test_every_feature_is_set_up_by_its_own_setup_function() -> None:
+    """The glue finds the features; each has ``setup_<kind>`` (a new kind needs no line in the glue)."""
+    import importlib
+
+    kinds = sorted(p.name for p in (PACKAGE / "features").iterdir() if (p / "__init__.py").exists())
+    assert {"heatmap", "graph", "diagram", "tour", "activations", "lesson", "downloads"} <= set(kinds)
+    for kind in kinds:
+        module = importlib.import_module(f"{ROOT}.features.{kind}")
+        assert callable(getattr(module, f"setup_{kind}", None)), f"features/{kind} has no setup_{kind}(app)"
+    glue = (PACKAGE / "extension.py").read_text("utf-8")
+    assert not [kind for kind in kinds if f"features.{kind}" in glue], "the glue names a feature by hand"

@@ -3,30 +3,25 @@
 The pipeline (see ``docs/explanation/architecture.md``): ``read/`` directives describe
 computations and leave nodes; after reading, ``execute/`` runs the cache misses in worker
 processes and ``store/`` keeps the artifacts; at write time ``render/`` draws every figure
-for the builder. Each figure kind is a feature (``features/<kind>``) with its own ``setup_*``
-that registers its directive, nodes, drawing and page passes; the hooks that join the stages
-are the thin functions at the end of this module.
+for the builder. Each figure kind is a feature (``features/<kind>``) with its own
+``setup_<kind>`` that registers its directive, nodes, drawing and page passes; the hooks that
+join the stages are the thin functions at the end of this module.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
+from . import features
 from .config import settings, setup_config
 from .core.nodes import add_placeholder_node, tensorviz_figure
 from .execute.dask_executor import check_executor_config
 from .execute.phase import execute_all, stale_documents
-from .features.activations import setup_activations
-from .features.diagram import setup_diagram
-from .features.downloads import setup_downloads
-from .features.graph import setup_graph
-from .features.heatmap import setup_heatmap
-from .features.lesson import setup_lesson
-from .features.report import setup_report
-from .features.tour import setup_tour
 from .read.collector import RequestCollector
 from .render.assets import add_static_path, link_assets
 from .render.html_nodes import setup_html_nodes
@@ -45,9 +40,7 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     # read: the common figure node and the per-document tables; each feature adds its directives
     add_placeholder_node(app, tensorviz_figure)
     app.add_env_collector(RequestCollector)
-    for setup_feature in (setup_heatmap, setup_graph, setup_diagram, setup_tour, setup_activations, setup_lesson,
-                          setup_downloads, setup_report):
-        setup_feature(app)
+    setup_features(app)
     # execute + store
     app.connect("env-get-outdated", _documents_to_reread)
     app.connect("env-updated", _execute)
@@ -58,6 +51,14 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", add_static_path)
     app.connect("html-page-context", link_assets)
     return {"env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def setup_features(app: Sphinx) -> None:
+    """Call ``setup_<kind>`` of every package in ``features/``, in name order: a new figure kind is a
+    new package there (and its runner's line in :data:`~.core.protocol.RUNNERS`), nothing else."""
+    for found in sorted(pkgutil.iter_modules(features.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{features.__name__}.{found.name}")
+        getattr(module, f"setup_{found.name}")(app)
 
 
 def _documents_to_reread(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
