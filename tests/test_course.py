@@ -190,6 +190,20 @@ def test_text_builder_shows_the_text_alternatives(course: Path, tmp_path: Path) 
 
 
 @pytest.mark.sphinx
+def test_man_page_keeps_its_name_and_sections(course: Path, tmp_path: Path) -> None:
+    """Data-table captions are paragraphs in a man page: the man writer takes a table's title for the
+    page's NAME line (before the first section) or for a section heading (.SH, .SS)."""
+    result = sphinx_build(course, tmp_path / "man", "man", env={"TENSORVIZ_MODE": "cache-only"})
+    assert result.returncode == 0, result.stderr
+    page = next((tmp_path / "man").rglob("transformers-executed.7")).read_text("utf-8")
+    name = page.split(".SH NAME\n", 1)[1].splitlines()[0]
+    assert name.startswith("transformers-executed \\- "), name
+    headings = [line[4:] for line in page.splitlines() if line.startswith((".SH ", ".SS "))]
+    assert not [h for h in headings if h.startswith(("Data", "Values at", "Mean value"))], headings
+    assert "Data: " in page  # the captions are still there, as text
+
+
+@pytest.mark.sphinx
 @pytest.mark.parametrize("theme", ["furo", "pydata_sphinx_theme", "sphinx_book_theme", "sphinx_rtd_theme"])
 def test_every_theme_builds_the_course_with_W(course: Path, tmp_path: Path, theme: str) -> None:
     pytest.importorskip(theme)

@@ -35,3 +35,18 @@ def _row(texts: list[str]) -> nodes.row:
         entry += nodes.paragraph("", value)
         row += entry
     return row
+
+
+def captions_before_tables(tree: nodes.Node) -> None:
+    """Put each data table's caption in a paragraph before it (for the man builder).
+
+    docutils' man page writer takes a table's title for a heading: the first one becomes the page's
+    NAME line, the others ``.SH`` sections. A bold paragraph reads the same and stays in place.
+    """
+    for table in list(tree.findall(nodes.table)):
+        if "tv-data-table" not in table["classes"] or not table.children or not isinstance(table[0], nodes.title):
+            continue
+        title = table[0]
+        table.remove(title)
+        table.parent.insert(table.parent.index(table), nodes.paragraph("", "", nodes.strong("", title.astext()),
+                                                                       classes=["tv-table-caption"]))

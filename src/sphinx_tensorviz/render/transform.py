@@ -33,6 +33,7 @@ from .page import Page, RenderContext
 from .parts import FigureParts
 from .registry import registry
 from .sweep_figures import per_point, switcher
+from .tables import captions_before_tables
 
 _TRACEBACK_LINES = 8
 
@@ -53,6 +54,8 @@ class RenderFigures(SphinxPostTransform):
             page_pass(page)
         for node in list(self.document.findall(tensorviz_figure)):
             node.replace_self(isolated(figure(page, node)))
+        if builder.format == "man":
+            captions_before_tables(self.document)
 
 
 def figure(page: Page, node: tensorviz_figure) -> nodes.Node:

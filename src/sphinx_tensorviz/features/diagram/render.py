@@ -8,6 +8,7 @@ from typing import Any
 from docutils import nodes
 
 from ...core.hashing import digest
+from ...core.request import renderer_fingerprint
 from ...render.cache import RenderCache
 from ...render.diagram_svg import diagram_to_svg
 from ...render.parts import FigureParts
@@ -22,8 +23,9 @@ def diagram_parts(diagram: dict[str, Any], render: dict[str, Any], cache: Render
     title = merged.get("title") or "Diagram"
     alt = merged.get("alt") or merged.get("reading") or title
     merged.update(title=title, alt=alt)
-    key = digest(merged)
-    svg = cache.svg(key, key, partial(diagram_to_svg, merged, id_prefix=ID_TOKEN))
+    key = digest(merged)  # the drawing's cache key also names the drawing code, so new code redraws
+    svg = cache.svg(key, digest({"renderer": renderer_fingerprint(), "diagram": key}),
+                    partial(diagram_to_svg, merged, id_prefix=ID_TOKEN))
     details: list[nodes.Node] = []
     for text in (render.get("description"), diagram.get("reading")):
         if text:
