@@ -16,7 +16,15 @@ from typing import Any
 from docutils import nodes
 
 from .choices import answers, choices_form, choices_list
-from .html_nodes import scroll_region, tv_html_caption, tv_html_figure, tv_html_reveal, tv_html_scroll
+from .html_nodes import (
+    markup,
+    scroll_region,
+    tv_html_caption,
+    tv_html_figure,
+    tv_html_markup,
+    tv_html_reveal,
+    tv_html_scroll,
+)
 from .latex import tv_latex_graphic, tv_latex_grid
 from .parts import FigureParts
 from .svg import ID_TOKEN
@@ -58,9 +66,9 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: 
     picture: nodes.Element = tv_html_scroll(label=f"Figure: {parts.title}") if parts.wide else nodes.container(
         classes=["tv-picture"]
     )
-    picture += nodes.raw("", f'<div class="tv-svg">{svg}</div>', format="html")
+    picture += markup(f'<div class="tv-svg">{svg}</div>')
     extras = [
-        nodes.raw("", n.astext().replace(ID_TOKEN, figure_id), format="html") if isinstance(n, nodes.raw) else n
+        markup(n["markup"].replace(ID_TOKEN, figure_id)) if isinstance(n, tv_html_markup) else n
         for n in parts.extra_html
     ]
     body: list[nodes.Node] = [picture, *extras, _scrolling(parts.details, parts.title)]
@@ -68,7 +76,7 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: 
         figure.extend(prompt.before())
         if prompt.choices:
             form = choices_form(prompt.choices, prediction)
-            figure += nodes.raw("", form.astext().replace(ID_TOKEN, figure_id), format="html")
+            figure += markup(form.replace(ID_TOKEN, figure_id))
         reveal = tv_html_reveal(summary=REVEAL_SUMMARY)
         reveal.extend(prompt.answer())
         reveal.extend(body)

@@ -55,7 +55,7 @@ def answers(choices: list[dict[str, Any]], confirmation: str | None) -> nodes.El
     return box
 
 
-def choices_form(choices: list[dict[str, Any]], prediction: str) -> nodes.raw:
+def choices_form(choices: list[dict[str, Any]], prediction: str) -> str:
     """The radio group and commit button, ``hidden`` until the script takes over."""
     tid = svg.ID_TOKEN
     radios = "".join(
@@ -70,7 +70,7 @@ def choices_form(choices: list[dict[str, Any]], prediction: str) -> nodes.raw:
         f'<button type="submit" class="tv-commit">Commit my prediction and reveal the figure</button>'
         f'<p class="tv-choice-result" role="status" aria-live="polite"></p></form>'
     )
-    return nodes.raw("", markup, format="html")
+    return markup
 
 
 def confirmation_of(choices_check: str | None, checks: list[dict[str, Any]]) -> tuple[str | None, str | None]:

@@ -23,8 +23,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .ids import check_prefix, element_id, slugify
-from .graph_outline import graph_outline
 from .graph_layout import (
     FONT_HEADER,
     FONT_LABEL,
@@ -35,6 +33,8 @@ from .graph_layout import (
     shape_text,
     text_width,
 )
+from .graph_outline import graph_outline
+from .ids import check_prefix, element_id, slugify
 from .shapes import Arrowhead, Attrs, Circle, Drawing, Group, Paint, Path, Rect, Segment, Shape, StyleSheet, Text
 from .svg_writer import css_paint, fragment, write
 

@@ -29,6 +29,27 @@ class tv_html_scroll(nodes.General, nodes.Element):  # noqa: N801
     """A keyboard-focusable region that scrolls wide content (tables, graphs) on small screens."""
 
 
+class tv_html_markup(nodes.General, nodes.Element):  # noqa: N801
+    """Markup written as it is (an inline SVG, a source panel, a form): ``nodes.raw`` for HTML, except
+    that Sphinx's search index does not read it.
+
+    The indexer strips the tags of raw HTML and indexes every word left: each cell's tooltip, every
+    label of a graph, every line of a library's source. Those words are already in the figure's
+    text alternatives (long description, outline, data table), which stay searchable; indexing the
+    markup as well made the search index the slowest part of writing a page.
+    """
+
+
+def markup(text: str) -> tv_html_markup:
+    """HTML written as it is, left out of the search index."""
+    return tv_html_markup(markup=text)
+
+
+def _visit_markup(self: HTML5Translator, node: nodes.Element) -> None:
+    self.body.append(node["markup"])
+    raise nodes.SkipNode
+
+
 def scroll_region(node: nodes.Node, label: str) -> tv_html_scroll:
     """``node`` inside a labelled, focusable region that scrolls sideways on narrow screens."""
     region = tv_html_scroll(label=label)
@@ -77,6 +98,7 @@ def setup_html_nodes(app: Sphinx) -> None:
     app.add_node(tv_html_caption, html=(_visit_caption, _depart_caption))
     app.add_node(tv_html_scroll, html=(_visit_scroll, _depart_scroll))
     app.add_node(tv_html_tag, html=(_visit_tag, _depart_tag))
+    app.add_node(tv_html_markup, html=(_visit_markup, None))
 
 
 class tv_html_tag(nodes.General, nodes.Element):  # noqa: N801

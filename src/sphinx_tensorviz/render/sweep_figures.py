@@ -19,7 +19,7 @@ from docutils import nodes
 from ..core.sweep import Sweep
 from .assemble import REVEAL_SUMMARY, Prompt
 from .choices import choices_form
-from .html_nodes import tv_html_reveal, tv_html_tag
+from .html_nodes import markup, tv_html_reveal, tv_html_tag
 from .svg import ID_TOKEN, attr_value
 from .sweep_controls import controls_markup, point_coords, sweep_sizes
 
@@ -53,18 +53,17 @@ def switcher(figure_id: str, extra_ids: list[str], sweep: Sweep, figures: list[n
     box = tv_html_tag(tag="div", attrs=attrs)
     anchors = "".join(f'<span id="{attr_value(i)}"></span>' for i in ([figure_id] if follows else []) + extra_ids)
     if anchors:
-        box += nodes.raw("", anchors, format="html")
+        box += markup(anchors)
     body: nodes.Element = box
     if prompt.prediction:
         box.extend(prompt.before())
         if prompt.choices:
-            box += nodes.raw("", choices_form(prompt.choices, prompt.prediction).astext().replace(ID_TOKEN, figure_id),
-                             format="html")
+            box += markup(choices_form(prompt.choices, prompt.prediction).replace(ID_TOKEN, figure_id))
         body = tv_html_reveal(summary=REVEAL_SUMMARY)
         body.extend(prompt.answer())
         box += body
     if not follows:
-        body += nodes.raw("", controls_markup(sweep).replace(ID_TOKEN, figure_id), format="html")
+        body += markup(controls_markup(sweep).replace(ID_TOKEN, figure_id))
     points = tv_html_tag(tag="div", attrs={"class": "tv-sweep-points"})
     for number, (label, figure) in enumerate(zip(labels, figures)):
         point = tv_html_tag(tag="div", attrs={"class": "tv-sweep-point", "data-tv-coords": point_coords(number, sizes)})

@@ -29,6 +29,7 @@ from ...render.cache import RenderCache, artifact_key
 from ...render.describe import fmt
 from ...render.graph_page import GraphOnPage
 from ...render.heatmap_svg import heatmap_svg
+from ...render.html_nodes import markup as html_markup
 from ...render.html_nodes import scroll_region, tv_html_tag
 from ...render.ids import slugify
 from ...render.maps_svg import small_multiples_svg
@@ -110,7 +111,7 @@ def checkpoint(name: str, record: dict[str, Any], cid: str, html: bool,
     if html:
         alt = f"{label}. {summary}."
         markup = cached(partial(picture, alt)).replace(svg.ID_TOKEN, cid)
-        box += scroll_region(nodes.raw("", f'<div class="tv-svg">{markup}</div>', format="html"),
+        box += scroll_region(html_markup(f'<div class="tv-svg">{markup}</div>'),
                              f"Activations at {name}")
     box += nodes.paragraph("", summary, classes=["tv-checkpoint-metrics"])
     table["ids"] = [f"{cid}-table"]

@@ -23,6 +23,7 @@ from ...render.graph_frames import write_frame_files
 from ...render.graph_layout import layout_graph
 from ...render.graph_outline import OutlineItem, graph_outline, outline_from_json, outline_to_json
 from ...render.graph_svg import graph_to_svg
+from ...render.html_nodes import markup
 from ...render.parts import FigureParts
 from ...render.pdf import graph_pdf
 from ...render.svg import ID_TOKEN
@@ -85,8 +86,8 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
         key = f"{recording[:16]}-{drawn[:12]}"
         folder = write_frame_files(graph, key, outdir, href)
         data_href = relative_uri(ctx.page, folder + "/")
-        extra.append(nodes.raw("", f'<span class="tv-graph-data" hidden="" data-src="{html.escape(data_href, quote=True)}" '
-                                   f'data-key="{key}"></span>', format="html"))
+        extra.append(markup(f'<span class="tv-graph-data" hidden="" data-src="{html.escape(data_href, quote=True)}" '
+                            f'data-key="{key}"></span>'))
     extra.extend(panels.values())
     return FigureParts(
         title=title, alt=alt, svg=svg, details=details, wide=True,

@@ -12,9 +12,8 @@ import html
 from pathlib import Path
 from typing import Any
 
-from docutils import nodes
-
 from ...core.hashing import sha256_text
+from ...render.html_nodes import tv_html_markup
 from ...render.ids import line_id
 from ...render.svg import ID_TOKEN
 
@@ -52,7 +51,7 @@ def line_anchor(key: str, line: int) -> str:
     return line_id(ID_TOKEN, key, line)
 
 
-def source_panels(srcdir: Path, artifact: dict[str, Any], open_: bool) -> dict[str, nodes.raw]:
+def source_panels(srcdir: Path, artifact: dict[str, Any], open_: bool) -> dict[str, tv_html_markup]:
     """Every source panel of a traced graph, by file key (``""`` is the model file).
 
     The model file and the author's other files are read from the project, only when they are
@@ -60,7 +59,7 @@ def source_panels(srcdir: Path, artifact: dict[str, Any], open_: bool) -> dict[s
     shown read-only with their package, version and license.
     """
     request = artifact["request"]
-    panels: dict[str, nodes.raw] = {}
+    panels: dict[str, tv_html_markup] = {}
     model_file = project_file(srcdir, request)
     if model_file is not None:
         panels[""] = source_panel(model_file, request["entry"], open_)
@@ -77,7 +76,7 @@ def source_panels(srcdir: Path, artifact: dict[str, Any], open_: bool) -> dict[s
     return panels
 
 
-def source_panel(path: Path, shown: str, open_: bool, *, key: str = "") -> nodes.raw:
+def source_panel(path: Path, shown: str, open_: bool, *, key: str = "") -> tv_html_markup:
     """A project file with one anchor per line (``#<figure>-L<n>``) for node links and highlights."""
     try:
         lines = path.read_text("utf-8").splitlines()
@@ -87,7 +86,7 @@ def source_panel(path: Path, shown: str, open_: bool, *, key: str = "") -> nodes
     return _panel(summary, shown, list(enumerate(lines, start=1)), key, open_, "tv-source")
 
 
-def library_panel(key: str, info: dict[str, Any]) -> nodes.raw:
+def library_panel(key: str, info: dict[str, Any]) -> tv_html_markup:
     """The referenced functions of a library file, carried by the artifact, read-only."""
     numbered: list[tuple[int | None, str]] = []
     for excerpt in info.get("excerpts") or ():
@@ -106,7 +105,7 @@ def library_panel(key: str, info: dict[str, Any]) -> nodes.raw:
 
 
 def _panel(summary: str, shown: str, numbered: list[tuple[int | None, str]], key: str, open_: bool,
-           classes: str) -> nodes.raw:
+           classes: str) -> tv_html_markup:
     body = "".join(
         f'<span class="tv-line" id="{line_anchor(key, n)}" data-line="{n}"><span class="tv-lineno" '
         f'aria-hidden="true">{n:>4} </span>{html.escape(line)}\n</span>' if n is not None
@@ -119,4 +118,4 @@ def _panel(summary: str, shown: str, numbered: list[tuple[int | None, str]], key
         f'<div class="tv-scroll" tabindex="0" role="region" aria-label="Source of {html.escape(shown, quote=True)}">'
         f'<pre class="tv-source-code">{body}</pre></div></details>'
     )
-    return nodes.raw("", markup, format="html")
+    return tv_html_markup(markup=markup)

@@ -1,0 +1,46 @@
+"""The search index holds a figure's words (its title, description, outline and tables) but not its
+markup: the inline SVG repeats them per cell and per box, and the source panels hold whole files.
+A real HTML build of the snapshot root, whose committed artifacts mean nothing executes."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import copy_root, run_sphinx
+
+pytestmark = pytest.mark.sphinx
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    src = copy_root("snapshot", tmp_path_factory.mktemp("search") / "src", with_store=True)
+    build = run_sphinx(src)
+    assert build.statuscode == 0 and build.summary == (0, 2, 0)
+    return build.outdir
+
+
+def terms(outdir: Path) -> set[str]:
+    text = (outdir / "searchindex.js").read_text("utf-8")
+    index = json.loads(re.fullmatch(r"Search\.setIndex\((.*)\)\s*", text, re.S).group(1))
+    return set(index["terms"])
+
+
+def test_the_model_source_and_the_pictures_are_not_indexed(built: Path) -> None:
+    page = (built / "lesson.html").read_text("utf-8")
+    assert "super().__init__()" in page and 'class="tv-source' in page  # the model file's panel is on the page
+    tooltips = re.findall(r"<title>([^<]*)</title>", page)
+    assert any("dtype=float32" in title for title in tooltips)  # the boxes' tooltips name their dtype
+    words = terms(built)
+    assert "super" not in words  # the panel's code is not in the index
+    assert "dtype" not in words  # nor the words that only the picture's tooltips carry
+
+
+def test_the_figures_words_are_indexed(built: Path) -> None:
+    words = terms(built)  # stemmed, as Sphinx indexes them
+    assert {"darker", "brighter", "magnitud"} <= words  # the heatmap's long description
+    assert {"outer", "product"} <= words  # its title
+    assert {"forward", "branch"} <= words  # the graph's note on the recorded branch
+    assert {"relu", "linear"} <= words  # the graph's outline
