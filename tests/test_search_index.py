@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from conftest import copy_root, run_sphinx
 
 pytestmark = pytest.mark.sphinx

@@ -74,6 +74,9 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
                 "Fork each job from a warm parent that imported its framework once (where safe).", ""),
     ConfigValue("tensorviz_compilation_cache", True, (bool,),
                 "Keep JAX's compiled operations in a machine-local cache between builds.", ""),
+    ConfigValue("tensorviz_drawing_cache", True, (bool,),
+                "Keep drawn figures (SVG, outlines, graph layouts) in a machine-local cache shared by every build "
+                "and output folder; False: in the doctree folder, cleared with it.", ""),
 )
 
 #: (name, smallest allowed value) of the size limits
@@ -103,6 +106,7 @@ class Settings:
     require_signature: bool = False
     worker_pool: bool = True
     compilation_cache: bool = True
+    drawing_cache: bool = True
 
 
 def app_of(env: Any) -> Sphinx:
@@ -136,6 +140,7 @@ def settings(app: Sphinx) -> Settings:
         require_signature=bool(cfg.tensorviz_require_signature),
         worker_pool=cfg.tensorviz_worker_pool,
         compilation_cache=cfg.tensorviz_compilation_cache,
+        drawing_cache=cfg.tensorviz_drawing_cache,
     )
 
 
@@ -171,7 +176,7 @@ def check_config(app: Sphinx, config: Config) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < smallest:
             reset(config, name, f"must be a number of at least {smallest:g}")
     _choice(config, "tensorviz_sandbox", SANDBOXES)
-    for name in ("tensorviz_worker_pool", "tensorviz_compilation_cache"):
+    for name in ("tensorviz_worker_pool", "tensorviz_compilation_cache", "tensorviz_drawing_cache"):
         if not isinstance(config[name], bool):
             reset(config, name, "must be True or False")
 

@@ -1,19 +1,31 @@
-"""Rendered-figure cache keyed by (content hash, renderer hash).
+"""Drawn figures, kept by (recording, renderer hash): drawing a figure once per machine is enough.
 
-A warm build that must re-write a page reuses the SVG instead of drawing it
-again. Entries live in the doctree folder (a build product, not the committed
-store) and are written atomically.
+An SVG, a graph's outline or its per-module layout data depend only on the recording (the
+artifact) and on the renderer hash (the drawing code and the render options). So they are kept
+in a machine-local cache shared by every build and output folder of the user
+(``~/.cache/sphinx-tensorviz/drawings``, ``tensorviz_drawing_cache``): a fresh output folder,
+a ``make clean`` or a second checkout of the course draws nothing it drew before. Entries are
+written atomically; entries unused for :data:`MAX_AGE_DAYS` are removed once per process.
+A cache entry is only a copy of what the drawing code would make again: a damaged or missing
+one is drawn anew.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..core.hashing import digest
+from ..core.locations import cache_home
+
+#: entries not used for this long are removed (used ones are touched at most once a day)
+MAX_AGE_DAYS = 30
+_DAY = 24 * 3600.0
 
 
 def artifact_key(artifact: dict[str, Any]) -> str:
@@ -22,9 +34,16 @@ def artifact_key(artifact: dict[str, Any]) -> str:
     return digest({k: artifact.get(k) for k in ("contentHash", "generatedAt", "data", "checks", "environment")})
 
 
+def drawing_cache_folder(machine_local: bool, doctreedir: Path) -> Path:
+    """Where drawings are kept: the machine-local cache, or (``tensorviz_drawing_cache = False``)
+    the build's doctree folder, as a build product that goes with it."""
+    return cache_home() / "drawings" if machine_local else doctreedir / "tensorviz-figures"
+
+
 class RenderCache:
     def __init__(self, root: Path) -> None:
         self.root = root
+        _prune_once(root)
 
     def svg(self, recording: str, renderer_hash: str, draw: Callable[[], str]) -> str:
         """The SVG for ``recording`` (:func:`artifact_key`) drawn with ``renderer_hash``'s options."""
@@ -32,15 +51,47 @@ class RenderCache:
 
     def text(self, recording: str, renderer_hash: str, suffix: str, draw: Callable[[], str]) -> str:
         """Any text made from ``recording`` with ``renderer_hash``'s options (an SVG, an outline)."""
-        path = self.root / f"{recording[:32]}-{renderer_hash[:32]}.{suffix}"
+        path = self.root / recording[:2] / f"{recording[:32]}-{renderer_hash[:32]}.{suffix}"
         try:
-            return path.read_text("utf-8")
-        except OSError:
+            markup = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
             pass
+        else:
+            _keep(path)
+            return markup
         markup = draw()
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(markup)
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(markup)
+            os.replace(tmp, path)
+        except OSError:  # a read-only or full cache costs a redraw next time, nothing else
+            pass
         return markup
+
+
+def _keep(path: Path) -> None:
+    """Mark an entry as used (its time), at most once a day, so pruning spares it."""
+    try:
+        if time.time() - path.stat().st_mtime > _DAY:
+            os.utime(path)
+    except OSError:
+        pass
+
+
+@cache
+def _prune_once(root: Path) -> None:
+    """Remove entries unused for :data:`MAX_AGE_DAYS` (and stray temporary files), once per process."""
+    limit = time.time() - MAX_AGE_DAYS * _DAY
+    try:
+        folders = [p for p in root.iterdir() if p.is_dir()]
+    except OSError:
+        return
+    for folder in folders:
+        try:
+            for entry in folder.iterdir():
+                if entry.stat().st_mtime < limit or (entry.suffix == ".tmp" and entry.stat().st_mtime < time.time() - _DAY):
+                    entry.unlink(missing_ok=True)
+        except OSError:
+            continue

@@ -89,14 +89,13 @@ def _script(key: str, name: str, payload: Any) -> str:
     return f"tensorvizData({json.dumps(key)},{json.dumps(name, ensure_ascii=False)},{data});\n"
 
 
-def write_frame_files(graph: Mapping[str, Any], key: str, outdir: Path,
-                      source_href: Optional[Callable[[dict], Optional[str]]] = None) -> str:
-    """Write the files under ``outdir`` once per key; returns their folder relative to ``outdir``."""
+def write_frame_files(files: Mapping[str, str], key: str, outdir: Path) -> str:
+    """Write the files (:func:`frame_files`) under ``outdir`` once per key; returns their folder
+    relative to ``outdir``."""
     folder = f"{FOLDER}/{key}"
     target = outdir / folder
     if not (target / INDEX).is_file():  # the key names the graph and the renderer: same key, same files
         target.mkdir(parents=True, exist_ok=True)
-        files = frame_files(graph, key, source_href)
         for name, text in sorted(files.items(), key=lambda item: item[0] == INDEX):  # index last
             # atomic: parallel writers (sphinx -j) of the same key write the same bytes
             fd, tmp = tempfile.mkstemp(dir=target, suffix=".tmp")

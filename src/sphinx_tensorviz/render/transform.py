@@ -26,7 +26,7 @@ from ..store.artifacts import ArtifactStore, StoreProblem
 from ..warnings_ import Subtype, failure_subtype, warn
 from .assemble import Prompt, html_figure, latex_figure, plain_figure
 from .bidi import isolated
-from .cache import RenderCache
+from .cache import RenderCache, drawing_cache_folder
 from .choices import confirmation_of
 from .footer import provenance_line
 from .page import Page, RenderContext
@@ -46,7 +46,8 @@ class RenderFigures(SphinxPostTransform):
         conf = settings(app)
         builder = app.builder
         scripted = builder.format == "html" and not builder.name.startswith("epub")
-        ctx = RenderContext(RenderCache(Path(self.env.doctreedir) / "tensorviz-figures"), Path(self.env.srcdir),
+        drawings = RenderCache(drawing_cache_folder(conf.drawing_cache, Path(self.env.doctreedir)))
+        ctx = RenderContext(drawings, Path(self.env.srcdir),
                             Path(builder.outdir) if scripted else None, builder.get_target_uri(self.env.docname))
         page = Page(self.document, self.env, builder, ArtifactStore.for_settings(conf, trusted_of(self.env)), ctx,
                     Limits.from_settings(conf), conf.mode, registry(app))

@@ -19,7 +19,7 @@ from sphinx.util.osutil import relative_uri
 from ...core.hashing import digest
 from ...render.cache import artifact_key
 from ...render.checks import checks_list
-from ...render.graph_frames import write_frame_files
+from ...render.graph_frames import frame_files, write_frame_files
 from ...render.graph_layout import layout_graph
 from ...render.graph_outline import OutlineItem, graph_outline, outline_from_json, outline_to_json
 from ...render.graph_svg import graph_to_svg
@@ -84,7 +84,9 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     outdir = getattr(ctx, "outdir", None)
     if outdir is not None:
         key = f"{recording[:16]}-{drawn[:12]}"
-        folder = write_frame_files(graph, key, outdir, href)
+        frames = ctx.cache.text(recording, drawn, "frames.json",
+                                lambda: json.dumps(frame_files(graph, key, href), ensure_ascii=False))
+        folder = write_frame_files(json.loads(frames), key, outdir)
         data_href = relative_uri(ctx.page, folder + "/")
         extra.append(markup(f'<span class="tv-graph-data" hidden="" data-src="{html.escape(data_href, quote=True)}" '
                             f'data-key="{key}"></span>'))
