@@ -53,12 +53,23 @@ def heatmaps_project(dest: Path, count: int = 20, extra_conf: str = "") -> Path:
     return dest
 
 
+def user_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a build as an author runs it: Python writes its bytecode caches.
+
+    Some machines set ``PYTHONDONTWRITEBYTECODE`` (this workplace does); then every build compiles
+    the extension's modules from source again, a cost no author pays, and one that would be
+    charged to the extension alone (the plain build's packages were compiled when installed).
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, **(extra or {})}
+
+
 def build(project: Path, out: Path, env: dict[str, str] | None = None) -> float:
     """Seconds of one ``python -m sphinx -b html -q`` (fails loudly on a warning or error)."""
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-d", str(out / "doctrees"), str(project),
            str(out / "html")]
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})})
+    done = subprocess.run(cmd, capture_output=True, text=True, env=user_environment(env))
     elapsed = time.perf_counter() - start
     if done.returncode != 0 or "ERROR" in done.stderr or "tensorviz." in done.stderr:
         raise SystemExit(f"build of {project} failed or warned:\n{done.stdout}\n{done.stderr}")

@@ -39,6 +39,15 @@ def test_the_model_source_and_the_pictures_are_not_indexed(built: Path) -> None:
     assert "dtype" not in words  # nor the words that only the picture's tooltips carry
 
 
+def test_the_data_tables_and_download_lists_are_not_indexed(built: Path) -> None:
+    page = (built / "index.html").read_text("utf-8")
+    assert ">c0<" in page and ">c1<" in page  # the heatmap's column labels, in its data table
+    sha = re.search(r'<span class="pre">([0-9a-f]{64})</span>', page).group(1)  # a download's sha256
+    words = terms(built)
+    assert "c0" not in words and "c1" not in words  # (c2 is named in the long description)
+    assert sha not in words
+
+
 def test_the_figures_words_are_indexed(built: Path) -> None:
     words = terms(built)  # stemmed, as Sphinx indexes them
     assert {"darker", "brighter", "magnitud"} <= words  # the heatmap's long description

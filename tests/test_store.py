@@ -247,7 +247,7 @@ def test_the_shipped_schema_is_a_valid_json_schema() -> None:
     """Checked here once rather than on every build (it costs a fresh build tens of milliseconds)."""
     import jsonschema
 
-    from sphinx_tensorviz.store.artifacts import artifact_validator
+    from sphinx_tensorviz.store.schema import artifact_validator
 
     schema = artifact_validator().schema
     jsonschema.validators.validator_for(schema).check_schema(schema)

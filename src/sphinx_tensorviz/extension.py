@@ -15,19 +15,17 @@ import pkgutil
 from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 
 from . import features
 from .config import settings, setup_config
 from .core.nodes import add_placeholder_node, tensorviz_figure
-from .execute.dask_executor import check_executor_config
-from .execute.phase import execute_all, stale_documents
 from .read.collector import RequestCollector
 from .render.assets import add_static_path, link_assets
 from .render.html_nodes import setup_html_nodes
 from .render.latex import setup_latex_nodes
-from .render.transform import RenderFigures
-from .store.remote import check_store_config
+from .render.post_transform import RenderFigures
 
 #: bump when the shape of what is kept in the environment changes
 ENV_VERSION = 3
@@ -35,8 +33,7 @@ ENV_VERSION = 3
 
 def setup_extension(app: Sphinx) -> dict[str, Any]:
     setup_config(app)
-    app.connect("config-inited", check_store_config)
-    app.connect("config-inited", check_executor_config)
+    app.connect("config-inited", _check_backends)
     # read: the common figure node and the per-document tables; each feature adds its directives
     add_placeholder_node(app, tensorviz_figure)
     app.add_env_collector(RequestCollector)
@@ -61,12 +58,28 @@ def setup_features(app: Sphinx) -> None:
         getattr(module, f"setup_{found.name}")(app)
 
 
+# The hooks import their stage when they run: setting the extension up loads none of the execution
+# or drawing code, so ``sphinx-build`` starts as fast with the extension as without it.
+
+def _check_backends(app: Sphinx, config: Config) -> None:
+    """``config-inited``: a remote store or a Dask executor that cannot be used here falls back, loudly."""
+    from .execute.executors import check_executor_config
+    from .store.remote import check_store_config
+
+    check_store_config(app, config)
+    check_executor_config(app, config)
+
+
 def _documents_to_reread(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
                          removed: set[str]) -> list[str]:
     """``env-get-outdated``: pages whose figures are missing or changed are read again."""
+    from .execute.phase import stale_documents
+
     return stale_documents(env, settings(app), added, changed, removed)
 
 
 def _execute(app: Sphinx, env: BuildEnvironment) -> None:
     """``env-updated``: every page is read; execute what has no artifact (outside this process)."""
+    from .execute.phase import execute_all
+
     execute_all(env, settings(app), app.verbosity)

@@ -11,7 +11,7 @@ from typing import Any
 
 from sphinx.util import logging
 
-from .core.protocol import FailureKind
+from .core.failures import FailureKind
 
 logger = logging.getLogger("sphinx_tensorviz")
 
@@ -21,7 +21,7 @@ class Subtype(str, Enum):
 
     option = "option"  #: a directive option or body is invalid
     source = "source"  #: a source file is missing or outside the project
-    # the kinds of failed execution (core.protocol.FailureKind), each its own subtype
+    # the kinds of failed execution (core.failures.FailureKind), each its own subtype
     execution = FailureKind.execution.value  #: lesson code raised an exception
     timeout = FailureKind.timeout.value  #: lesson code ran past ``tensorviz_timeout``
     crash = FailureKind.crash.value  #: the worker process died (killed, out of memory, os._exit)

@@ -4,7 +4,7 @@ Both cross a process boundary as JSON files (``job.json``, ``result.json``), and
 worker runs untrusted lesson code, so what it writes is parsed here into typed values and
 refused when it has any other shape (:func:`parse_result`). A result is either a
 :class:`Success` (artifact ``data`` and what came with it) or a :class:`Failure` of one
-:class:`FailureKind`; the kinds are listed here only, and the warning subtypes reuse them.
+:class:`~.failures.FailureKind` (listed once, in :mod:`.failures`; the warning subtypes reuse them).
 
 Which code a worker runs for a job is named by dotted path in :data:`RUNNERS`, so the
 execution machinery never imports a figure kind: adding one means a feature module and a
@@ -14,9 +14,9 @@ line in this table.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from enum import Enum
 from typing import Any, ClassVar
 
+from .failures import FailureKind
 from .sweep import SWEEP_CHECK
 
 #: directive -> ``module:function`` that turns the loaded lesson module into a result
@@ -29,16 +29,6 @@ RUNNERS: dict[str, str] = {
 
 class ProtocolError(ValueError):
     """A job or result document that does not have the shape of the protocol."""
-
-
-class FailureKind(str, Enum):
-    """Why a figure has no artifact; also the ``tensorviz.<kind>`` warning it gives."""
-
-    execution = "execution"  #: lesson code raised an exception
-    bad_result = "bad_result"  #: the result has the wrong type, shape, or non-finite values
-    limit = "limit"  #: the result or its printed output is over a ``tensorviz_max_*`` limit
-    timeout = "timeout"  #: lesson code ran past ``tensorviz_timeout``
-    crash = "crash"  #: the worker process died (killed, out of memory, os._exit) or could not start
 
 
 #: the kinds a worker reports about its own job; a timeout or a crash is the build's finding

@@ -20,8 +20,6 @@ take them.
 
 from __future__ import annotations
 
-import importlib.util
-import re
 import secrets
 import sys
 import tempfile
@@ -34,14 +32,12 @@ from typing import Any
 
 from sphinx.util import logging
 
-from ..config import reset
 from ..core.protocol import Job
 from ..warnings_ import Subtype, warn
+from .executors import LOCAL_CLUSTER
 from .portable import PortableJobError, materialise, portable_job
 from .runner import Outcome, RunSettings, crashed, run_jobs
 
-LOCAL_CLUSTER = "dask-local"
-_ADDRESS = re.compile(r"^(tcp|tls|ws|wss|ucx|inproc)://\S+$")
 #: one job at a time per Dask worker process: run_jobs adopts orphans process-wide
 _ONE_AT_A_TIME = threading.Lock()
 #: how often a job lost with its Dask worker is submitted again
@@ -56,26 +52,6 @@ class ClusterLost(OSError):
     """The scheduler went away (or cancelled the jobs): nothing is recorded for the jobs still open."""
 
 logger = logging.getLogger("sphinx_tensorviz")
-
-
-def executor_problem(value: Any) -> str | None:
-    """Why ``tensorviz_executor = value`` cannot be used here (``None`` when it can)."""
-    if value == "local":
-        return None
-    if value != LOCAL_CLUSTER and not (isinstance(value, str) and _ADDRESS.match(value)):
-        return "must be 'local', 'dask-local' or a Dask scheduler address such as 'tcp://host:8786'"
-    try:
-        found = importlib.util.find_spec("distributed") is not None
-    except ImportError:
-        found = False
-    return None if found else "needs Dask's distributed package: pip install 'sphinx-tensorviz[dask]'"
-
-
-def check_executor_config(app: Any, config: Any) -> None:
-    """``config-inited``: a Dask executor that cannot be used here falls back to local workers, loudly."""
-    problem = executor_problem(config.tensorviz_executor)
-    if problem:
-        reset(config, "tensorviz_executor", problem)
 
 
 def executor_for(conf: Any) -> Callable[..., dict[str, Outcome]]:

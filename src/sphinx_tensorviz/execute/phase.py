@@ -9,40 +9,35 @@ second one itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
-from sphinx.util.display import status_iterator
 
 from ..config import Settings
-from ..core.artifact import build_artifact, failure_record
 from ..core.limits import Limits
-from ..core.protocol import RUNNERS, Failure, FailureKind, Job, Success
+from ..core.protocol import RUNNERS, Job
 from ..core.request import ExecutionRequest
-from ..core.state import all_requests, failing_claims_of, requests_of, trusted_of
+from ..core.state import all_requests, failing_claims_of, requests_of
 from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore, StoreProblem
-from ..store.guard import list_store
+from ..store.build import build_store
 from ..warnings_ import Subtype, warn
-from .dask_executor import executor_for
 from .fingerprint import EnvironmentCheck
-from .runner import Outcome, run_settings
-from .safeguards import check_store_untouched, limit_raised, report_notes, sandbox_refused, write_or_hold
 from .sweep_check import sweep_job_points
 
-logger = logging.getLogger("sphinx_tensorviz")
+if TYPE_CHECKING:
+    from .runner import Outcome
 
-#: what the runner calls with the finished outcomes and their count, to show progress
-Progress = Callable[[Iterable[Outcome], int], Iterator[Outcome]]
+logger = logging.getLogger("sphinx_tensorviz")
 
 
 def stale_documents(env: BuildEnvironment, conf: Settings, added: set[str], changed: set[str],
                     removed: set[str]) -> list[str]:
     """Documents to re-read although unchanged: those showing a missing or failed figure, or an
     artifact whose file changed since it was validated."""
-    store = ArtifactStore.for_settings(conf, trusted_of(env))
+    store = build_store(env, conf)
     stale = set(failing_claims_of(env)) - removed
     store.prefetch(r.content_hash for requests in requests_of(env).values() for r in requests)
     stale |= {
@@ -62,28 +57,18 @@ def execute_all(env: BuildEnvironment, conf: Settings, verbosity: int = 0) -> No
     requests = all_requests(env)
     if not requests:
         return
-    store = ArtifactStore.for_settings(conf, trusted_of(env))
+    store = build_store(env, conf)
     first: dict[str, ExecutionRequest] = {}
     for request in requests:
         first.setdefault(request.content_hash, request)
     environment = EnvironmentCheck(conf.python, conf.timeout)
     store.prefetch(first)
     to_run = {h: r for h, r in first.items() if _needs_run(h, r, store, conf, environment)}
-    if to_run and sandbox_refused(conf.sandbox):
-        to_run = {}
     outcomes: dict[str, Outcome] = {}
-    # two stages: cross-sweep checks read the stored values of the points the first stage computes
-    for stage in (False, True):
-        jobs = {h: job for h, r in to_run.items()
-                if (r.directive == SWEEP_CHECK) == stage and (job := job_for(r, env, store)) is not None}
-        if not jobs:
-            continue
-        before = list_store(store)
-        ran = executor_for(conf)(jobs, run_settings(conf), progress=progress_bar(to_run, verbosity))
-        check_store_untouched(store, before, ran, to_run)
-        for content_hash, outcome in sorted(ran.items()):
-            _store_outcome(store, to_run[content_hash], outcome, environment)
-        outcomes.update(ran)
+    if to_run:  # the machinery of running jobs is imported only when there are some
+        from .batch import run_batches
+
+        outcomes = run_batches(to_run, lambda r: job_for(r, env, store), store, conf, environment, verbosity)
     stored = {h: store.read_artifact(h) for h in first}
     failing = failing_claims_of(env)  # re-read on the next build, so their claims warn again
     failing.clear()
@@ -122,6 +107,8 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
     failure = store.read_failure(content_hash)
     if failure is None:
         return True
+    from .safeguards import limit_raised
+
     return environment.retry_reason(failure) is not None or limit_raised(failure, Limits.from_settings(conf))
 
 
@@ -148,43 +135,3 @@ def job_for(request: ExecutionRequest, env: BuildEnvironment, store: ArtifactSto
         files=dict(request.files),  # carried as text when the job runs elsewhere (Dask)
         sweep_points=None if points is None else tuple(points), **place,
     )
-
-
-def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome,
-                   environment: EnvironmentCheck) -> None:
-    """Store an artifact or a failure record (only failures need the environment's fingerprint, which
-    takes a scan of the installed packages)."""
-    report_notes(request, outcome)
-    result = outcome.result
-    if isinstance(result, Success):
-        try:
-            artifact = build_artifact(request, result, execution_facts(outcome))
-            write_or_hold(store, request, "artifact", artifact, lambda: store.write_artifact(artifact))
-            return
-        except (ValueError, KeyError, TypeError) as exc:  # an invalid result fails the figure, not the build
-            result = Failure(FailureKind.bad_result, f"the result cannot be stored: {exc}")
-    record = failure_record(result, environment.fingerprint)
-    write_or_hold(store, request, "failure", {"contentHash": request.content_hash, **record},
-                  lambda: store.write_failure(request.content_hash, record))
-
-
-def execution_facts(outcome: Outcome) -> dict[str, float]:
-    """Wall time of the job as the build saw it, and the worker's peak resident memory."""
-    facts: dict[str, float] = {}
-    if outcome.ended:
-        facts["seconds"] = round(outcome.ended - outcome.started, 3)
-    peak = outcome.result.execution.get("peakMemoryMb")
-    if peak is not None:
-        facts["peakMemoryMb"] = float(peak)
-    return facts
-
-
-def progress_bar(requests: dict[str, ExecutionRequest], verbosity: int,
-                 what: str = "executing") -> Progress:
-    """Sphinx's progress bar over finished jobs, each named by its page and line."""
-    def shown(outcome: Outcome) -> str:
-        request = requests[outcome.key]
-        return f"{request.docname}:{request.lineno}"
-
-    return lambda items, length: status_iterator(items, f"tensorviz: {what}... ", "darkgreen", length, verbosity,
-                                                 stringify_func=shown)

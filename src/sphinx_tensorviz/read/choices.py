@@ -8,21 +8,27 @@ the recorded data, so a changed model cannot leave a wrong "correct" answer on t
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
-import yaml
 
+@cache
+def _choices_loader() -> Any:
+    """YAML where only ``true``/``false`` are booleans: a choice may be the word Yes, No, On or Off.
+    (Made on first use: a build that reads no page needs no YAML.)"""
+    import yaml
 
-class _ChoicesLoader(yaml.SafeLoader):
-    """YAML where only ``true``/``false`` are booleans: a choice may be the word Yes, No, On or Off."""
+    class ChoicesLoader(yaml.SafeLoader):
+        pass
 
+    ChoicesLoader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    ChoicesLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                        list("tTfF"))
+    return ChoicesLoader
 
-_ChoicesLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_ChoicesLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-                                     list("tTfF"))
 
 #: Keys one choice may have.
 CHOICE_KEYS = {"text", "correct", "why"}
@@ -30,8 +36,10 @@ CHOICE_KEYS = {"text", "correct", "why"}
 
 def choices_option(argument: str | None) -> list[dict[str, Any]]:
     """A YAML list like ``[{text: Flatter, correct: true, why: ...}, {text: Sharper, why: ...}]``."""
+    import yaml
+
     try:
-        value = yaml.load(argument or "", Loader=_ChoicesLoader)  # noqa: S506 - a SafeLoader subclass
+        value = yaml.load(argument or "", Loader=_choices_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         raise ValueError(f"not valid YAML/JSON: {exc}") from None
     if not isinstance(value, list) or len(value) < 2:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
 from docutils.parsers.rst import directives
 
 from ..core.hashing import canonical_json
@@ -80,6 +79,8 @@ def python_name(argument: str | None) -> str:
 
 
 def _yaml(argument: str | None) -> Any:
+    import yaml  # on first use: a build that reads no page needs no YAML
+
     try:
         return yaml.safe_load(argument or "")
     except yaml.YAMLError as exc:

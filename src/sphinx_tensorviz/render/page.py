@@ -1,6 +1,6 @@
 """One page being written, as the renderer and the features' page passes see it.
 
-Built once per page by :class:`~.transform.RenderFigures`: the store, the builder's format,
+Built once per page by :func:`~.transform.render_document`: the store, the builder's format,
 where files may go, the registry of figure kinds, and the named graphs of the page (read once,
 shared by the graph's figure, its tours and its activations).
 """

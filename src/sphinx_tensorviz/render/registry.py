@@ -18,6 +18,7 @@ CLI) never share it.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -82,6 +83,21 @@ def registry(app: Any) -> Registry:
         found = Registry()
         app._tensorviz_registry = found
     return found
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """The function ``module:function``, imported when first called.
+
+    Features register their drawing this way, so setting the extension up imports no drawing code:
+    a build with nothing to write (a no-op rebuild) never loads it.
+    """
+    module, _, name = target.partition(":")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = target
+    return call
 
 
 def add_executed_kind(app: Any, directive: str, parts: PartsMaker, sweep: SweepMaker | None = None,

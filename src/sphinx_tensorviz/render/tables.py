@@ -9,7 +9,8 @@ MAX_CELLS = 1024  # beyond this a table stops helping; the figure's description 
 
 def data_table(caption: str, corner: str, rows: list[str], columns: list[str], cells: list[list[str]]) -> nodes.table:
     """A table with a header row and a stub column of row labels."""
-    table = nodes.table(classes=["tv-data-table"])
+    # the numbers stay out of the search index: a reader searches a lesson for words, not values
+    table = nodes.table(classes=["tv-data-table", "no-search"])
     table += nodes.title("", caption)
     group = nodes.tgroup(cols=len(columns) + 1)
     table += group

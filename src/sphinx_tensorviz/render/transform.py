@@ -1,7 +1,7 @@
 """Replace each ``tensorviz_figure`` with the figure for the current builder.
 
-Runs at write time (a post-transform, for every builder), after the execution phase has filled
-the store. What is common to every figure kind lives here: the features' page passes run first
+Runs at write time (from the post-transform :class:`.post_transform.RenderFigures`, for every
+builder), after the execution phase has filled the store. What is common to every figure kind lives here: the features' page passes run first
 (tours, activations, lesson headers; see :mod:`.registry`), then each figure is drawn by its kind
 and laid out for the builder, with its prompt, details and provenance footer. Missing, failed
 and corrupt artifacts become a located warning and a visible box on the page; the build goes on.
@@ -13,16 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
-from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from ..config import app_of, settings
 from ..core.hashing import digest
 from ..core.limits import Limits, data_size_problem
 from ..core.nodes import tensorviz_figure
 from ..core.request import ExecutionRequest
-from ..core.state import trusted_of
 from ..core.sweep import Sweep
-from ..store.artifacts import ArtifactStore, StoreProblem
+from ..store.artifacts import StoreProblem
+from ..store.build import build_store
 from ..warnings_ import Subtype, failure_subtype, warn
 from .assemble import Prompt, html_figure, latex_figure, plain_figure
 from .bidi import isolated
@@ -38,25 +37,23 @@ from .tables import captions_before_tables
 _TRACEBACK_LINES = 8
 
 
-class RenderFigures(SphinxPostTransform):
-    default_priority = 200
-
-    def run(self, **kwargs: Any) -> None:
-        app = app_of(self.env)
-        conf = settings(app)
-        builder = app.builder
-        scripted = builder.format == "html" and not builder.name.startswith("epub")
-        drawings = RenderCache(drawing_cache_folder(conf.drawing_cache, Path(self.env.doctreedir)))
-        ctx = RenderContext(drawings, Path(self.env.srcdir),
-                            Path(builder.outdir) if scripted else None, builder.get_target_uri(self.env.docname))
-        page = Page(self.document, self.env, builder, ArtifactStore.for_settings(conf, trusted_of(self.env)), ctx,
-                    Limits.from_settings(conf), conf.mode, registry(app))
-        for _order, page_pass in page.registry.passes:
-            page_pass(page)
-        for node in list(self.document.findall(tensorviz_figure)):
-            node.replace_self(isolated(figure(page, node)))
-        if builder.format == "man":
-            captions_before_tables(self.document)
+def render_document(document: nodes.document, env: Any) -> None:
+    """Every figure of ``document`` for the builder of ``env`` (called by :class:`.post_transform.RenderFigures`)."""
+    app = app_of(env)
+    conf = settings(app)
+    builder = app.builder
+    scripted = builder.format == "html" and not builder.name.startswith("epub")
+    drawings = RenderCache(drawing_cache_folder(conf.drawing_cache, Path(env.doctreedir)))
+    ctx = RenderContext(drawings, Path(env.srcdir), Path(builder.outdir) if scripted else None,
+                        builder.get_target_uri(env.docname))
+    page = Page(document, env, builder, build_store(env, conf), ctx, Limits.from_settings(conf), conf.mode,
+                registry(app))
+    for _order, page_pass in page.registry.passes:
+        page_pass(page)
+    for node in list(document.findall(tensorviz_figure)):
+        node.replace_self(isolated(figure(page, node)))
+    if builder.format == "man":
+        captions_before_tables(document)
 
 
 def figure(page: Page, node: tensorviz_figure) -> nodes.Node:

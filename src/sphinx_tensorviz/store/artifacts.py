@@ -21,19 +21,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from ..core.hashing import digest
+from .schema import schema_errors
 from .validated import passed_before, remember_passed
 
 _HASH_LEN = 64
@@ -43,94 +38,6 @@ LEDGER = ".ledger"
 _LEDGER_MAX = 256 * 1024
 #: (store root, kind, content hash) -> document kept in memory because the store could not be written
 _HELD: dict[tuple[str, str, str], dict[str, Any]] = {}
-
-
-@cache
-def artifact_validator() -> Any:
-    """The compiled validator for the shipped schema (compiled once per process, imported lazily).
-
-    The schema itself is checked against its meta-schema by the tests, not on every build.
-    """
-    import jsonschema
-
-    text = resources.files("sphinx_tensorviz.store").joinpath("schemas/artifact.schema.json").read_text("utf-8")
-    schema = json.loads(text)
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
-
-
-def schema_errors(artifact: Any) -> list[str]:
-    """Human-readable schema violations of ``artifact`` (empty when valid)."""
-    errors = sorted(artifact_validator().iter_errors(artifact), key=lambda e: list(e.absolute_path))
-    found = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
-    if not found:
-        found = consistency_errors(artifact["data"])
-    # jsonschema checks "date-time" only with an optional extra installed; check it ourselves
-    stamp = artifact.get("generatedAt") if isinstance(artifact, dict) else None
-    if isinstance(stamp, str):
-        try:
-            parsed = datetime.fromisoformat(stamp)
-            if parsed.tzinfo is None:
-                found.append("generatedAt: needs a UTC offset")
-        except ValueError:
-            found.append(f"generatedAt: {stamp!r} is not an ISO 8601 date-time")
-    return found
-
-
-def consistency_errors(data: dict[str, Any]) -> list[str]:
-    """What JSON Schema cannot say: shapes agree, references resolve, numbers are finite."""
-    if data["kind"] == "sweep-check":
-        return []  # parameter values and point hashes only; the schema says all there is to say
-    if data["kind"] == "heatmap":
-        values = data["values"]
-        width = len(values[0])
-        if any(len(row) != width for row in values):
-            return ["data/values: rows have different lengths"]
-        if len(data["rows"]) != len(values) or len(data["columns"]) != width:
-            return [f"data: {len(data['rows'])} row and {len(data['columns'])} column labels for "
-                    f"{len(values)} x {width} values"]
-        if not all(math.isfinite(v) for row in values for v in row):
-            return ["data/values: NaN or infinite values"]
-        return []
-    ids = [layer["id"] for layer in data["layers"]]
-    known = set(ids)
-    if len(known) != len(ids):
-        return ["data/layers: duplicate ids"]
-    for layer in data["layers"]:
-        if layer["parent"] is not None and layer["parent"] not in known:
-            return [f"data/layers: {layer['id']!r} has unknown parent {layer['parent']!r}"]
-    for edge in data["connections"]:
-        if edge["source"] not in known or edge["target"] not in known:
-            return [f"data/connections: {edge['id']!r} joins unknown nodes"]
-    for name, record in (data.get("activations") or {}).items():
-        problem = _activation_problem(record)
-        if problem:
-            return [f"data/activations/{name}: {problem}"]
-    return []
-
-
-def _finite_numbers(values: Any, depth: int) -> bool:
-    """A (nested, ``depth`` levels) non-empty list of finite numbers."""
-    if depth == 0:
-        return isinstance(values, (int, float)) and not isinstance(values, bool) and math.isfinite(values)
-    return isinstance(values, list) and bool(values) and all(_finite_numbers(v, depth - 1) for v in values)
-
-
-def _activation_problem(record: Any) -> str | None:
-    """Why an activation record cannot be drawn; records with a layout ``problem`` carry no numbers."""
-    if isinstance(record, dict) and record.get("layout") is None and isinstance(record.get("problem"), str):
-        return None
-    if not isinstance(record, dict) or not _finite_numbers(record.get("values"), 1):
-        return "values must be finite numbers"
-    if record.get("layout") in ("channels", "heads"):
-        if not (_finite_numbers(record.get("maps"), 3) and isinstance(record.get("count"), int)
-                and isinstance(record.get("mapShape"), list) and len(record["mapShape"]) == 2):
-            return "channel/head maps need maps, count and mapShape"
-        if record["layout"] == "channels" and not _finite_numbers(record.get("mean"), 2):
-            return "channel maps need a finite mean map"
-    elif record.get("layout", "tokens") == "tokens" and not isinstance(record.get("token"), int):
-        return "a token record needs its token"
-    return None
 
 
 def dump_json(value: Any) -> str:
@@ -154,21 +61,26 @@ class ArtifactStore:
     environment, so warm builds skip the schema check.
     """
 
-    def __init__(self, root: Path, trusted: dict[str, list[int]] | None = None, max_mb: float | None = None) -> None:
+    def __init__(self, root: Path, trusted: dict[str, list[int]] | None = None, max_mb: float | None = None,
+                 read: dict[str, tuple[list[int], dict[str, Any]]] | None = None) -> None:
         self.root = Path(root)
         self.trusted = trusted if trusted is not None else {}
         self.max_mb = max_mb  # larger artifact files are refused unread (tensorviz_max_result_mb)
+        #: hash -> ((mtime_ns, size), artifact) of files read and checked in this process: an unchanged
+        #: file is not read again (the build reads each figure's artifact in several phases)
+        self.read = read if read is not None else {}
 
     @classmethod
-    def for_settings(cls, conf: Any, trusted: dict[str, list[int]] | None = None) -> ArtifactStore:
+    def for_settings(cls, conf: Any, trusted: dict[str, list[int]] | None = None,
+                     read: dict[str, tuple[list[int], dict[str, Any]]] | None = None) -> ArtifactStore:
         """The store of a :class:`~sphinx_tensorviz.config.Settings`, refusing files over its size limit:
         this folder, or a remote store (``tensorviz_artifact_store`` is a URL) cached in ``store_dir``."""
         if getattr(conf, "store_url", ""):
             from .remote import RemoteStore
 
             return RemoteStore(conf.store_url, conf.store_dir, trusted, max_mb=conf.max_result_mb,
-                               require_signature=getattr(conf, "require_signature", False))
-        return cls(conf.store_dir, trusted, max_mb=conf.max_result_mb)
+                               require_signature=getattr(conf, "require_signature", False), read=read)
+        return cls(conf.store_dir, trusted, max_mb=conf.max_result_mb, read=read)
 
     # -- paths -------------------------------------------------------------
     def artifact_path(self, content_hash: str) -> Path:
@@ -237,10 +149,17 @@ class ArtifactStore:
 
     # -- reading -----------------------------------------------------------
     def read_artifact(self, content_hash: str) -> dict[str, Any] | StoreProblem | None:
-        """The validated artifact, a :class:`StoreProblem`, or ``None`` when absent."""
+        """The validated artifact, a :class:`StoreProblem`, or ``None`` when absent.
+
+        The same artifact may be returned to every reader of an unchanged file: treat it as read-only.
+        """
         path = self.artifact_path(content_hash)
         try:
             stat = path.stat()
+            signature = [stat.st_mtime_ns, stat.st_size]
+            known = self.read.get(content_hash)
+            if known is not None and known[0] == signature:
+                return known[1]
             if self.max_mb is not None and stat.st_size > self.max_mb * 1024 * 1024:
                 return StoreProblem(path, f"is {stat.st_size:,} bytes, over tensorviz_max_result_mb = "
                                           f"{self.max_mb:g}; it was not read")
@@ -253,7 +172,6 @@ class ArtifactStore:
             artifact = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return StoreProblem(path, f"is not valid JSON ({exc})")
-        signature = [stat.st_mtime_ns, stat.st_size]
         if self.trusted.get(content_hash) != signature and not passed_before(data):
             errors = schema_errors(artifact)
             if errors:
@@ -271,7 +189,16 @@ class ArtifactStore:
             return StoreProblem(path, f"has a request that does not hash to its name {content_hash[:12]} "
                                       "(edited by hand, or written by another version)")
         self.trusted[content_hash] = signature
+        self.read[content_hash] = (signature, artifact)
         return artifact
+
+    def artifact_text(self, content_hash: str, artifact: dict[str, Any]) -> bytes:
+        """The stored form of ``artifact`` (read with :meth:`read_artifact`): its file's bytes when it
+        has one, as they are (no second serialisation of a large artifact), else its JSON."""
+        try:
+            return self.artifact_path(content_hash).read_bytes()
+        except OSError:
+            return dump_json(artifact).encode("utf-8")
 
     def read_failure(self, content_hash: str) -> dict[str, Any] | None:
         """The recorded failure for this hash, or ``None`` (a corrupt record counts as none)."""
@@ -346,11 +273,11 @@ class ArtifactStore:
         with self._lock():
             self.failure_path(content_hash).unlink(missing_ok=True)
 
-    def lock(self) -> FileLock:
+    def lock(self) -> Any:
         """The store lock, for callers that must see the store without writes in progress."""
         return self._lock()
 
-    def _lock(self) -> FileLock:
+    def _lock(self) -> Any:
         """A lock in the git-ignored ``failures/`` folder, so it never shows up as a change."""
         local = self.root / "failures"
         local.mkdir(parents=True, exist_ok=True)
@@ -359,6 +286,8 @@ class ArtifactStore:
             text = "# local records of failed executions and the store lock; not committed\n*\n"
             _atomic_write(ignore, text)
             self._note_written(ignore, text)
+        from filelock import FileLock  # only a build that writes needs it
+
         return FileLock(str(local / ".lock"), mode=FILE_MODE)
 
 

@@ -111,8 +111,9 @@ class RemoteStore(ArtifactStore):
     """Artifacts and failure records at ``url``, cached in the local folder ``cache``."""
 
     def __init__(self, url: str, cache: Path, trusted: dict[str, list[int]] | None = None,
-                 max_mb: float | None = None, fs: Any = None, require_signature: bool = False) -> None:
-        super().__init__(cache, trusted, max_mb)
+                 max_mb: float | None = None, fs: Any = None, require_signature: bool = False,
+                 read: dict[str, tuple[list[int], dict[str, Any]]] | None = None) -> None:
+        super().__init__(cache, trusted, max_mb, read)
         self.url = url.rstrip("/")
         self.require_signature = require_signature  # refuse artifacts not signed with the key (signing.py)
         self._prefetched: dict[str, bytes] = {}

@@ -27,7 +27,7 @@ from ..core.locations import cache_home
 def checks_fingerprint() -> str:
     """Names the checks a file passed: the shipped schema and the code that checks artifacts."""
     schema = resources.files("sphinx_tensorviz.store").joinpath("schemas/artifact.schema.json").read_bytes()
-    code = Path(__file__).resolve().with_name("artifacts.py").read_bytes()
+    code = Path(__file__).resolve().with_name("schema.py").read_bytes()
     return hashlib.sha256(schema + b"\0" + code).hexdigest()[:16]
 
 

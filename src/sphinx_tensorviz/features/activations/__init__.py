@@ -10,9 +10,8 @@ from __future__ import annotations
 from sphinx.application import Sphinx
 
 from ...core.nodes import add_placeholder_node
-from ...render.registry import add_page_pass
+from ...render.registry import add_page_pass, lazy
 from .directive import ActivationsDirective, tensorviz_activations
-from .render import render_activations
 
 ORDER = 20
 
@@ -20,4 +19,4 @@ ORDER = 20
 def setup_activations(app: Sphinx) -> None:
     app.add_directive("tv-activations", ActivationsDirective)
     add_placeholder_node(app, tensorviz_activations)
-    add_page_pass(app, ORDER, render_activations)
+    add_page_pass(app, ORDER, lazy(f"{__name__}.render:render_activations"))

@@ -10,11 +10,10 @@ from __future__ import annotations
 from sphinx.application import Sphinx
 
 from ...read.variants import add_variant
-from ...render.registry import add_authored_kind
+from ...render.registry import add_authored_kind, lazy
 from .directive import KIND, is_diagram, run_diagram
-from .render import diagram_figure
 
 
 def setup_diagram(app: Sphinx) -> None:
     add_variant(app, "tv-graph", is_diagram, run_diagram)
-    add_authored_kind(app, KIND, diagram_figure)
+    add_authored_kind(app, KIND, lazy(f"{__name__}.render:diagram_figure"))

@@ -11,7 +11,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-import yaml
 from docutils import nodes
 
 from ...read.directives import ExecutedDirective
@@ -55,6 +54,8 @@ def load_diagram(directive: ExecutedDirective, values: dict[str, Any]) -> dict[s
         text, shown = body, "the directive body"
     else:
         raise ValueError("give :model: path.py:Class to trace a model, or a :diagram: (YAML/JSON) to draw")
+    import yaml
+
     try:
         data = json.loads(text) if text.lstrip().startswith("{") else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:

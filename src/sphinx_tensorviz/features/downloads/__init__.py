@@ -7,30 +7,10 @@ The model files, a generated ``run.py`` (:mod:`sphinx_tensorviz.execute.reproduc
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.osutil import relative_uri
 
-from ...render.page import Page
-from ...render.parts import FigureParts
-from ...render.registry import add_figure_detail
-from ...render.svg import ID_TOKEN
-from .files import downloads_list, write_downloads
+from ...render.registry import add_figure_detail, lazy
 
 
 def setup_downloads(app: Sphinx) -> None:
-    add_figure_detail(app, downloads)
-
-
-def downloads(page: Page, node: nodes.Element, artifact: dict[str, Any], parts: FigureParts) -> nodes.Node | None:
-    """The files of one figure, written next to its page, and the list that links them."""
-    if not page.scripted:
-        return None
-    builder = page.builder
-    folder, files = write_downloads(artifact, parts.svg.replace(ID_TOKEN, "preview"), page.ctx.srcdir,
-                                    Path(builder.outdir), node["request"].inline_code)
-    uri = builder.get_target_uri(page.docname)
-    return downloads_list(files, lambda name: relative_uri(uri, f"{folder}/{name}"))
+    add_figure_detail(app, lazy(f"{__name__}.detail:downloads"))

@@ -14,7 +14,6 @@ from docutils import nodes
 from ...core.hashing import sha256_text
 from ...execute.reproduce import requirements_txt, run_py
 from ...render.outputs import OUTPUT_FOLDER, write_if_changed
-from ...store.artifacts import dump_json
 
 
 @dataclass(frozen=True)
@@ -27,11 +26,12 @@ class Download:
 INLINE_FILE = "lesson_code.py"
 
 
-def write_downloads(artifact: dict[str, Any], svg: str, srcdir: Path, outdir: Path,
+def write_downloads(artifact: dict[str, Any], stored: bytes, svg: str, srcdir: Path, outdir: Path,
                     inline_code: str | None = None) -> tuple[str, list[Download]]:
     """Write the files (only when changed) and return (folder relative to outdir, files).
 
-    Code written in the directive body (``inline_code``) is saved as ``lesson_code.py``.
+    ``stored`` is the artifact as the store keeps it. Code written in the directive body
+    (``inline_code``) is saved as ``lesson_code.py``.
     """
     folder = f"{OUTPUT_FOLDER}/{artifact['contentHash'][:16]}"
     files: dict[str, bytes] = {}
@@ -48,7 +48,7 @@ def write_downloads(artifact: dict[str, Any], svg: str, srcdir: Path, outdir: Pa
     files["run.py"] = run_py(artifact, INLINE_FILE if INLINE_FILE in files else None).encode()
     files["requirements.txt"] = requirements_txt(artifact).encode()
     files["preview.svg"] = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n").encode()
-    files["artifact.json"] = dump_json(artifact).encode()
+    files["artifact.json"] = stored
     made = []
     for name, content in files.items():
         write_if_changed(outdir / folder / name, content)  # names are project paths (checked above)
@@ -58,7 +58,7 @@ def write_downloads(artifact: dict[str, Any], svg: str, srcdir: Path, outdir: Pa
 
 def downloads_list(files: list[Download], href: Any) -> nodes.Element:
     """A list of links (``href(name)`` gives the URL, or ``None`` for no link)."""
-    box = nodes.container(classes=["tv-downloads"])
+    box = nodes.container(classes=["tv-downloads", "no-search"])  # file names, sizes and hashes
     box += nodes.paragraph("", "", nodes.strong("", "Reproduce this figure"))
     items = nodes.bullet_list()
     for item in files:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from sphinx.application import Sphinx
 
-from ...render.registry import add_executed_kind
+from ...render.registry import add_executed_kind, lazy
 from .directive import GraphDirective
-from .render import graph_parts
 
 
 def setup_graph(app: Sphinx) -> None:
     app.add_directive("tv-graph", GraphDirective)
     # a catalogue preview shows the top level only: a readable outline at thumbnail size
-    add_executed_kind(app, "tv-graph", graph_parts, thumbnail_render={"depth": 1})
+    add_executed_kind(app, "tv-graph", lazy(f"{__name__}.render:graph_parts"), thumbnail_render={"depth": 1})

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from sphinx.application import Sphinx
 
-from ...render.registry import add_executed_kind
+from ...render.registry import add_executed_kind, lazy
 from .directive import HeatmapDirective
-from .render import heatmap_parts
-from .sweep import sweep_parts
 
 
 def setup_heatmap(app: Sphinx) -> None:
     app.add_directive("tv-heatmap", HeatmapDirective)
-    add_executed_kind(app, "tv-heatmap", heatmap_parts, sweep=sweep_parts)
+    add_executed_kind(app, "tv-heatmap", lazy(f"{__name__}.render:heatmap_parts"),
+                      sweep=lazy(f"{__name__}.sweep:sweep_parts"))

@@ -14,8 +14,7 @@ from sphinx.environment import BuildEnvironment
 
 from ...core.nodes import add_placeholder_node, tensorviz_figure
 from ...core.state import catalogues_of, lessons_of
-from ...render.registry import add_page_pass
-from .catalogue import render_lessons
+from ...render.registry import add_page_pass, lazy
 from .directive import CatalogueDirective, LessonDirective, tensorviz_catalogue, tensorviz_lesson
 
 ORDER = 30
@@ -28,7 +27,7 @@ def setup_lesson(app: Sphinx) -> None:
     add_placeholder_node(app, tensorviz_catalogue)
     app.connect("doctree-read", choose_preview)
     app.connect("env-get-outdated", catalogues_to_reread)
-    add_page_pass(app, ORDER, render_lessons)
+    add_page_pass(app, ORDER, lazy(f"{__name__}.catalogue:render_lessons"))
 
 
 def choose_preview(app: Sphinx, doctree: Any) -> None:

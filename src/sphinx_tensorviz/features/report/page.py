@@ -16,9 +16,9 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from ...config import settings
-from ...core.state import all_requests, trusted_of
+from ...core.state import all_requests
 from ...render.outputs import OUTPUT_FOLDER, write_if_changed
-from ...store.artifacts import ArtifactStore
+from ...store.build import local_store
 from ...store.timings import Timing, megabytes, timings
 
 PAGE = f"{OUTPUT_FOLDER}/execution-times.html"
@@ -31,7 +31,7 @@ def write_execution_times(app: Sphinx, exception: BaseException | None) -> None:
     requests = all_requests(app.env)
     # the build's trusted-file cache: artifacts validated this build (or unchanged since) are not
     # validated again just to read their execution facts
-    rows = timings(requests, ArtifactStore(settings(app).store_dir, trusted_of(app.env))) if requests else []
+    rows = timings(requests, local_store(app.env, settings(app))) if requests else []
     target = Path(app.outdir) / PAGE
     if not rows:  # nothing executed has recorded times: no page (nor an outdated one)
         target.unlink(missing_ok=True)

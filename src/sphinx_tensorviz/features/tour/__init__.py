@@ -9,9 +9,8 @@ from __future__ import annotations
 from sphinx.application import Sphinx
 
 from ...core.nodes import add_placeholder_node
-from ...render.registry import add_page_pass
+from ...render.registry import add_page_pass, lazy
 from .directive import StepDirective, StepsDirective, tensorviz_step, tensorviz_steps
-from .render import render_tours
 
 #: tours run first: they leave step numbers for the graph figures
 ORDER = 10
@@ -22,4 +21,4 @@ def setup_tour(app: Sphinx) -> None:
     app.add_directive("tv-step", StepDirective)
     add_placeholder_node(app, tensorviz_steps)
     add_placeholder_node(app, tensorviz_step)
-    add_page_pass(app, ORDER, render_tours)
+    add_page_pass(app, ORDER, lazy(f"{__name__}.render:render_tours"))

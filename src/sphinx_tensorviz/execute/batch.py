@@ -1,0 +1,89 @@
+"""Running the jobs of a build: in two batches, then storing what each job produced.
+
+Cross-sweep checks read the stored values of the points the first batch computes, so they run in
+a second one. Imported by the execution phase only when something must run: a build whose
+figures are all cached never loads the runner, the pools or Dask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from sphinx.util.display import status_iterator
+
+from ..config import Settings
+from ..core.artifact import build_artifact, failure_record
+from ..core.protocol import Failure, FailureKind, Job, Success
+from ..core.request import ExecutionRequest
+from ..core.sweep import SWEEP_CHECK
+from ..store.artifacts import ArtifactStore
+from ..store.guard import list_store
+from .dask_executor import executor_for
+from .fingerprint import EnvironmentCheck
+from .runner import Outcome, run_settings
+from .safeguards import check_store_untouched, report_notes, sandbox_refused, write_or_hold
+
+#: what the runner calls with the finished outcomes and their count, to show progress
+Progress = Callable[[Iterable[Outcome], int], Iterator[Outcome]]
+
+
+def run_batches(to_run: dict[str, ExecutionRequest], job_for: Callable[[ExecutionRequest], Job | None],
+                store: ArtifactStore, conf: Settings, environment: EnvironmentCheck,
+                verbosity: int) -> dict[str, Outcome]:
+    """Run every request of ``to_run`` (by content hash) and store its artifact or failure record;
+    nothing runs when the sandbox asked for cannot (that is a warning)."""
+    outcomes: dict[str, Outcome] = {}
+    if sandbox_refused(conf.sandbox):
+        return outcomes
+    for checks in (False, True):
+        jobs = {h: job for h, r in to_run.items() if (r.directive == SWEEP_CHECK) == checks
+                and (job := job_for(r)) is not None}
+        if not jobs:
+            continue
+        before = list_store(store)
+        ran = executor_for(conf)(jobs, run_settings(conf), progress=progress_bar(to_run, verbosity))
+        check_store_untouched(store, before, ran, to_run)
+        for content_hash, outcome in sorted(ran.items()):
+            _store_outcome(store, to_run[content_hash], outcome, environment)
+        outcomes.update(ran)
+    return outcomes
+
+
+def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome,
+                   environment: EnvironmentCheck) -> None:
+    """Store an artifact or a failure record (only failures need the environment's fingerprint, which
+    takes a scan of the installed packages)."""
+    report_notes(request, outcome)
+    result = outcome.result
+    if isinstance(result, Success):
+        try:
+            artifact = build_artifact(request, result, execution_facts(outcome))
+            write_or_hold(store, request, "artifact", artifact, lambda: store.write_artifact(artifact))
+            return
+        except (ValueError, KeyError, TypeError) as exc:  # an invalid result fails the figure, not the build
+            result = Failure(FailureKind.bad_result, f"the result cannot be stored: {exc}")
+    record = failure_record(result, environment.fingerprint)
+    write_or_hold(store, request, "failure", {"contentHash": request.content_hash, **record},
+                  lambda: store.write_failure(request.content_hash, record))
+
+
+def execution_facts(outcome: Outcome) -> dict[str, float]:
+    """Wall time of the job as the build saw it, and the worker's peak resident memory."""
+    facts: dict[str, float] = {}
+    if outcome.ended:
+        facts["seconds"] = round(outcome.ended - outcome.started, 3)
+    peak = outcome.result.execution.get("peakMemoryMb")
+    if peak is not None:
+        facts["peakMemoryMb"] = float(peak)
+    return facts
+
+
+def progress_bar(requests: dict[str, ExecutionRequest], verbosity: int,
+                 what: str = "executing") -> Progress:
+    """Sphinx's progress bar over finished jobs, each named by its page and line."""
+    def shown(outcome: Outcome) -> str:
+        request = requests[outcome.key]
+        return f"{request.docname}:{request.lineno}"
+
+    return lambda items, length: status_iterator(items, f"tensorviz: {what}... ", "darkgreen", length, verbosity,
+                                                 stringify_func=shown)
