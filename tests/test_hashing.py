@@ -156,6 +156,16 @@ def test_transitive_imports_are_followed(project: Path) -> None:
     assert found == ["chain_b.py", "chain_c.py"]
 
 
+def test_imports_inside_functions_classes_and_blocks_count(project: Path) -> None:
+    """A lazy import is a dependency all the same, at any depth of blocks."""
+    code = ("class Model:\n    def forward(self):\n        try:\n            from helpers import x\n"
+            "        except ImportError:\n            import tools.ops\n        finally:\n            pass\n"
+            "def later():\n    with open(__file__):\n        if True:\n            pass\n        else:\n"
+            "            import chain_c\n    for _ in ():\n        import near\n")
+    found = rel(local_imports(code, project / "lesson.md", project), project)
+    assert {"helpers/x.py", "tools/ops.py", "chain_c.py", "near.py"} <= set(found)
+
+
 def test_installed_packages_are_ignored(project: Path) -> None:
     code = "import numpy as np\nimport json\nfrom os import path\nimport jax.numpy as jnp\nfrom torch import nn\n"
     assert local_imports(code, project / "lesson.md", project) == []

@@ -8,6 +8,8 @@ refused: lesson paths are untrusted input.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 
 
@@ -47,14 +49,18 @@ def local_imports(code: str, importer: Path, srcdir: Path) -> list[Path]:
     return list(seen)
 
 
-def _imported_names(code: str) -> list[tuple[str, int]]:
-    """(dotted name, relative level) for each import; submodule candidates included."""
+@lru_cache(maxsize=256)
+def _imported_names(code: str) -> tuple[tuple[str, int], ...]:
+    """(dotted name, relative level) for each import; submodule candidates included.
+
+    Kept per text: the directives of a course import the same model files over and over.
+    """
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return []  # the worker reports syntax errors with a proper traceback
+        return ()  # the worker reports syntax errors with a proper traceback
     names: list[tuple[str, int]] = []
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             names.extend((prefix, 0) for alias in node.names for prefix in _prefixes(alias.name))
         elif isinstance(node, ast.ImportFrom):
@@ -63,7 +69,23 @@ def _imported_names(code: str) -> list[tuple[str, int]]:
             names.extend((prefix, node.level) for prefix in (_prefixes(base) if base else [""]))
             # ``from pkg import mod`` may import a submodule rather than a name.
             names.extend((f"{base}.{a.name}".lstrip("."), node.level) for a in node.names if a.name != "*")
-    return names
+    return tuple(names)
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(body: list[ast.AST]) -> Iterator[ast.AST]:
+    """Every statement of ``body`` and of the blocks inside it (functions, classes, ``if``, ``try``...).
+
+    Imports are statements, so the expressions (most of a file's nodes) need not be visited.
+    """
+    for node in body:
+        yield node
+        for field in _BODIES:
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
 
 
 def _prefixes(dotted: str) -> list[str]:
