@@ -17,7 +17,6 @@ from sphinx.util import logging
 
 from ..config import Settings
 from ..core.limits import Limits
-from ..core.protocol import RUNNERS, Job
 from ..core.request import ExecutionRequest
 from ..core.state import all_requests, failing_claims_of, requests_of
 from ..core.sweep import SWEEP_CHECK
@@ -28,6 +27,7 @@ from .fingerprint import EnvironmentCheck
 from .sweep_check import sweep_job_points
 
 if TYPE_CHECKING:
+    from ..core.protocol import Job
     from .runner import Outcome
 
 logger = logging.getLogger("sphinx_tensorviz")
@@ -115,6 +115,8 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
 def job_for(request: ExecutionRequest, env: BuildEnvironment, store: ArtifactStore | None = None) -> Job | None:
     """The worker's job for ``request``; ``None`` for a cross-sweep check while a point of its sweep
     has no stored artifact (nothing to check yet), or when no ``store`` is given to read them from."""
+    from ..core.protocol import RUNNERS, Job  # only a build that runs something needs the protocol
+
     srcdir = Path(env.srcdir).resolve()
     points = None
     if request.directive == SWEEP_CHECK:

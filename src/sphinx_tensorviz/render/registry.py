@@ -25,13 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
-from .parts import FigureParts
-
-if TYPE_CHECKING:  # the page imports this module
+if TYPE_CHECKING:  # the page imports this module; the parts are drawn only when pages are written
     from .page import Page, RenderContext
+    from .parts import FigureParts
 
 #: (artifact, render options, renderer hash, context) -> the figure's parts
-PartsMaker = Callable[[dict[str, Any], dict[str, Any], str, "RenderContext"], FigureParts]
+PartsMaker = Callable[[dict[str, Any], dict[str, Any], str, "RenderContext"], "FigureParts"]
 #: (sweep, the points' artifacts, the cross-sweep check's artifact or None, why it is missing, context)
 SweepMaker = Callable[..., "SweepRendering"]
 #: (the figure node, context) -> the figure of an authored kind
@@ -39,7 +38,7 @@ AuthoredMaker = Callable[[nodes.Element, "RenderContext"], "Authored"]
 #: (page) -> None; may replace nodes of the page and leave notes on it for the figures
 PagePass = Callable[["Page"], None]
 #: (page, figure node, artifact, parts) -> a node to add to the figure's details, or None
-DetailMaker = Callable[["Page", nodes.Element, dict[str, Any], FigureParts], "nodes.Node | None"]
+DetailMaker = Callable[["Page", nodes.Element, dict[str, Any], "FigureParts"], "nodes.Node | None"]
 
 
 @dataclass
