@@ -44,14 +44,6 @@ def numpy_input(spec: dict[str, Any], rng: np.random.Generator) -> np.ndarray:
     raise InputSpecError(f"unknown fill {fill!r}; use one of {', '.join(FILLS)}")
 
 
-def build_inputs(specs: list[dict[str, Any]], backend: str, seed: int) -> tuple[Any, ...]:
-    """The positional inputs as torch tensors or JAX arrays (named specs are refused)."""
-    args, kwargs = build_call(specs, backend, seed)
-    if kwargs:
-        raise InputSpecError(f"named inputs ({', '.join(kwargs)}) are only for PyTorch models")
-    return args
-
-
 def build_call(specs: list[dict[str, Any]], backend: str, seed: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """(positional, keyword) inputs as torch tensors or JAX arrays, drawn in spec order."""
     rng = np.random.default_rng(seed)
