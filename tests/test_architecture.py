@@ -134,3 +134,21 @@ def test_every_feature_is_set_up_by_its_own_setup_function() -> None:
         assert callable(getattr(module, f"setup_{kind}", None)), f"features/{kind} has no setup_{kind}(app)"
     glue = (PACKAGE / "extension.py").read_text("utf-8")
     assert not [kind for kind in kinds if f"features.{kind}" in glue], "the glue names a feature by hand"
+
+
+def test_a_warm_pool_parent_has_every_worker_entry_and_no_sphinx() -> None:
+    """A pool's parent imports each kind's worker entry once, so a forked job pays for none of them,
+    and a worker entry needs neither Sphinx nor docutils (each forked job paid a third of a second
+    importing Sphinx when a feature's package imported its directive at the top)."""
+    import json
+    import subprocess
+    import sys
+
+    from sphinx_tensorviz.core.protocol import RUNNERS
+
+    code = ("import json, sys\nfrom sphinx_tensorviz.execute.zygote import preload\npreload('numpy', [])\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(done.stdout))
+    assert {runner.partition(":")[0] for runner in RUNNERS.values()} <= loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("sphinx", "docutils", "jinja2", "myst_parser")}

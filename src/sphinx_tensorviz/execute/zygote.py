@@ -66,8 +66,11 @@ def preload(backend: str, libraries: list[str]) -> None:
     jobs do not pay for them (a library that fails to import is left to the job that needs it)."""
     import importlib
 
-    from . import worker  # noqa: F401 - numpy, the result conversion and the graph tracer
+    from ..core.protocol import RUNNERS
+    from . import worker  # noqa: F401 - the protocol and the lesson-code loader
 
+    for runner in RUNNERS.values():  # each figure kind's worker entry (numpy, the result checks, the tracer)
+        importlib.import_module(runner.partition(":")[0])
     for module in PRELOAD[backend]:
         importlib.import_module(module)
     for library in libraries:

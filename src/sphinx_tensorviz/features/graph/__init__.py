@@ -9,13 +9,17 @@ one figure per point by the common renderer.
 
 from __future__ import annotations
 
-from sphinx.application import Sphinx
+from typing import TYPE_CHECKING
 
-from ...render.registry import add_executed_kind, lazy
-from .directive import GraphDirective
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
 
 def setup_graph(app: Sphinx) -> None:
+    # imported here: a worker imports this package for :mod:`.run`, and needs neither Sphinx nor docutils
+    from ...render.registry import add_executed_kind, lazy
+    from .directive import GraphDirective
+
     app.add_directive("tv-graph", GraphDirective)
     # a catalogue preview shows the top level only: a readable outline at thumbnail size
     add_executed_kind(app, "tv-graph", lazy(f"{__name__}.render:graph_parts"), thumbnail_render={"depth": 1})

@@ -7,13 +7,17 @@ artifact (:mod:`.render`), a sweep of it as small multiples on one colour scale 
 
 from __future__ import annotations
 
-from sphinx.application import Sphinx
+from typing import TYPE_CHECKING
 
-from ...render.registry import add_executed_kind, lazy
-from .directive import HeatmapDirective
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
 
 def setup_heatmap(app: Sphinx) -> None:
+    # imported here: a worker imports this package for :mod:`.run`, and needs neither Sphinx nor docutils
+    from ...render.registry import add_executed_kind, lazy
+    from .directive import HeatmapDirective
+
     app.add_directive("tv-heatmap", HeatmapDirective)
     add_executed_kind(app, "tv-heatmap", lazy(f"{__name__}.render:heatmap_parts"),
                       sweep=lazy(f"{__name__}.sweep:sweep_parts"))
