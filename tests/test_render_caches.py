@@ -84,3 +84,31 @@ def test_a_changed_artifact_is_checked_again(calls: dict[str, Any], tmp_path: Pa
     built = run_sphinx(src, confoverrides={"tensorviz_execution_mode": "cache-only"})
     assert set(calls["checked"][before:]) == {heatmap.stem}  # only the edited file, on every read (it fails)
     assert any("does not match the artifact schema" in w for w in built.tensorviz_warnings())
+
+
+def test_a_catalogue_preview_comes_from_the_drawing_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The preview is one SVG: a fresh output folder copies it, without making the preview figure's
+    other parts (outline, tables, source panels) again, and the file is the same."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    made: list[str] = []
+    real = graph_render.graph_parts
+
+    def counting(artifact: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        made.append(artifact["contentHash"])
+        return real(artifact, *args, **kwargs)
+
+    monkeypatch.setattr(graph_render, "graph_parts", counting)
+    previews = []
+    for name in ("first", "again"):
+        src = copy_root("snapshot", tmp_path / name, with_store=True)
+        index = src / "index.md"
+        index.write_text(index.read_text("utf-8") + "\n```{tv-catalogue}\n```\n", "utf-8")
+        before = len(made)
+        built = run_sphinx(src)
+        assert built.statuscode == 0 and not built.tensorviz_warnings()
+        preview = sorted((built.outdir / "_tensorviz" / "previews").glob("*.svg"))
+        assert [p.name for p in preview] == ["lesson.svg"] and 'src="_tensorviz/previews/lesson.svg"' in built.html("index")
+        previews.append((len(made) - before, preview[0].read_bytes()))
+    (first_made, first_svg), (again_made, again_svg) = previews
+    assert again_made == first_made - 1  # the page's own graphs only: the preview was not made again
+    assert again_svg == first_svg and b"<svg" in first_svg

@@ -30,8 +30,25 @@ _DAY = 24 * 3600.0
 
 def artifact_key(artifact: dict[str, Any]) -> str:
     """Names one recording by everything drawn from it, so a re-executed, pulled or edited
-    artifact never reuses an old drawing."""
-    return digest({k: artifact.get(k) for k in ("contentHash", "generatedAt", "data", "checks", "environment")})
+    artifact never reuses an old drawing.
+
+    Hashing a graph's recording takes milliseconds and every part drawn from it asks, so the key
+    is kept for the artifact object the store handed out (read-only, shared while its file is
+    unchanged): a re-read file is a new object, and gets a new key.
+    """
+    known = _KEYS.get(id(artifact))
+    if known is not None and known[0] is artifact:
+        return known[1]
+    key = digest({k: artifact.get(k) for k in ("contentHash", "generatedAt", "data", "checks", "environment")})
+    if len(_KEYS) >= _KEPT_KEYS:
+        _KEYS.pop(next(iter(_KEYS)))  # oldest first
+    _KEYS[id(artifact)] = (artifact, key)  # holding the object keeps its id from being reused
+    return key
+
+
+#: keys of the artifacts read last, by object identity (bounded: a long test run reads thousands)
+_KEYS: dict[int, tuple[dict[str, Any], str]] = {}
+_KEPT_KEYS = 256
 
 
 def drawing_cache_folder(machine_local: bool, doctreedir: Path) -> Path:

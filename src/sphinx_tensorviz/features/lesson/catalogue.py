@@ -15,6 +15,7 @@ from sphinx.util.osutil import relative_uri
 from ...core.hashing import digest
 from ...core.request import ExecutionRequest
 from ...core.state import lessons_of
+from ...render.cache import artifact_key
 from ...render.page import Page
 from ...render.svg import ID_TOKEN
 from .directive import tensorviz_catalogue, tensorviz_lesson
@@ -57,8 +58,11 @@ def thumbnail(page: Page, docname: str, request: ExecutionRequest | None) -> str
     kind = page.registry.executed[request.directive]
     render = {**request.render, **kind.thumbnail_render}
     key = digest({"thumbnail": request.renderer_hash, **render})
-    parts = kind.parts(artifact, render, key, replace(page.ctx, outdir=None))
-    relative = write_thumbnail(parts.svg.replace(ID_TOKEN, f"preview-{request.content_hash[:8]}"),
+    # the preview is the only part used: kept in the drawing cache, so a fresh output folder
+    # copies it instead of making every part of the figure (outline, tables, sources) again
+    drawn = page.ctx.cache.svg(artifact_key(artifact), digest({"preview": key}),  # not the parts' own entry
+                               lambda: kind.parts(artifact, render, key, replace(page.ctx, outdir=None)).svg)
+    relative = write_thumbnail(drawn.replace(ID_TOKEN, f"preview-{request.content_hash[:8]}"),
                                Path(page.builder.outdir), docname)
     return relative_uri(page.builder.get_target_uri(page.docname), relative)
 
