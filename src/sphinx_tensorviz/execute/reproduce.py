@@ -8,6 +8,7 @@ needs only the frameworks in ``requirements.txt`` and the model files beside it.
 from __future__ import annotations
 
 import ast
+import io
 import json
 from functools import cache
 from pathlib import Path
@@ -170,13 +171,24 @@ def _sources(module_file: str, names: tuple[str, ...]) -> tuple[str, ...]:
     one, read without importing it (importing ``inputs`` would import NumPy into every build that
     writes a page)."""
     text = (Path(__file__).parent / module_file).read_text("utf-8")
-    found: dict[str, str | None] = {}
+    lines = io.StringIO(text, newline="").readlines()  # split once (get_source_segment splits per node)
+    found: dict[str, str] = {}
     for node in ast.parse(text).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            found[node.name] = ast.get_source_segment(text, node)
+            found[node.name] = _segment(lines, node)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            found[node.targets[0].id] = ast.get_source_segment(text, node)
-    return tuple(str(found[name]) for name in names)
+            found[node.targets[0].id] = _segment(lines, node)
+    return tuple(found[name] for name in names)
+
+
+def _segment(lines: list[str], node: ast.stmt) -> str:
+    """The source text of ``node``, as :func:`ast.get_source_segment` gives it (offsets are UTF-8 bytes)."""
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    start, end = node.col_offset, node.end_col_offset
+    if first == last:
+        return lines[first].encode()[start:end].decode()
+    return "".join([lines[first].encode()[start:].decode(), *lines[first + 1:last],
+                    lines[last].encode()[:end].decode()])
 
 
 def requirements_txt(artifact: dict[str, Any]) -> str:

@@ -26,6 +26,8 @@ from ..core.locations import cache_home
 #: entries not used for this long are removed (used ones are touched at most once a day)
 MAX_AGE_DAYS = 30
 _DAY = 24 * 3600.0
+#: a file in the cache folder whose time is that of the last pruning
+PRUNED_STAMP = "last-pruned"
 
 
 def artifact_key(artifact: dict[str, Any]) -> str:
@@ -99,7 +101,18 @@ def _keep(path: Path) -> None:
 
 @cache
 def _prune_once(root: Path) -> None:
-    """Remove entries unused for :data:`MAX_AGE_DAYS` (and stray temporary files), once per process."""
+    """Remove entries unused for :data:`MAX_AGE_DAYS` (and stray temporary files), at most once a day.
+
+    Walking the cache stats every entry: tens of milliseconds on a course's cache, more as it
+    grows, in every build. Entries are kept for weeks, so a daily walk is enough; the time of
+    :data:`PRUNED_STAMP` says when the last one was.
+    """
+    stamp = root / PRUNED_STAMP
+    try:
+        if time.time() - stamp.stat().st_mtime < _DAY:
+            return
+    except OSError:
+        pass  # never pruned (or unreadable): prune now
     limit = time.time() - MAX_AGE_DAYS * _DAY
     try:
         folders = [p for p in root.iterdir() if p.is_dir()]
@@ -112,3 +125,8 @@ def _prune_once(root: Path) -> None:
                     entry.unlink(missing_ok=True)
         except OSError:
             continue
+    try:
+        stamp.touch()
+        os.utime(stamp)
+    except OSError:  # a read-only cache: it is walked again next time, nothing else
+        pass

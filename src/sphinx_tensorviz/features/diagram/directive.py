@@ -14,6 +14,7 @@ from typing import Any
 from docutils import nodes
 
 from ...read.directives import ExecutedDirective
+from ...read.options import YamlProblem, load_yaml
 from ...read.sources import SourceError, resolve_inside
 from ...warnings_ import Subtype
 
@@ -54,11 +55,9 @@ def load_diagram(directive: ExecutedDirective, values: dict[str, Any]) -> dict[s
         text, shown = body, "the directive body"
     else:
         raise ValueError("give :model: path.py:Class to trace a model, or a :diagram: (YAML/JSON) to draw")
-    import yaml
-
     try:
-        data = json.loads(text) if text.lstrip().startswith("{") else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        data = json.loads(text) if text.lstrip().startswith("{") else load_yaml(text)
+    except (json.JSONDecodeError, YamlProblem) as exc:
         raise ValueError(f"{shown} is not valid YAML/JSON: {exc}") from None
     if isinstance(data, dict) and isinstance(data.get("diagram"), dict):
         data = data["diagram"]  # a whole artifact document was given
