@@ -94,12 +94,20 @@ def write_frame_files(files: Mapping[str, str], key: str, outdir: Path) -> str:
     relative to ``outdir``."""
     folder = f"{FOLDER}/{key}"
     target = outdir / folder
-    if not (target / INDEX).is_file():  # the key names the graph and the renderer: same key, same files
-        target.mkdir(parents=True, exist_ok=True)
-        for name, text in sorted(files.items(), key=lambda item: item[0] == INDEX):  # index last
-            # atomic: parallel writers (sphinx -j) of the same key write the same bytes
-            fd, tmp = tempfile.mkstemp(dir=target, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, target / name)
+    if (target / INDEX).is_file():  # the key names the graph and the renderer: same key, same files
+        return folder
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.mkdir()
+        mine = True  # this process made the folder: no other writer is in it, write in place
+    except FileExistsError:
+        mine = False  # another writer (sphinx -j), or an interrupted build: write each file atomically
+    for name, text in sorted(files.items(), key=lambda item: item[0] == INDEX):  # index last: it marks "done"
+        if mine:
+            (target / name).write_text(text, "utf-8")
+            continue
+        fd, tmp = tempfile.mkstemp(dir=target, suffix=".tmp")  # the same key's writers write the same bytes
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target / name)
     return folder

@@ -14,10 +14,13 @@ OUTPUT_FOLDER = "_tensorviz"
 
 def write_if_changed(target: Path, content: bytes) -> None:
     """Write ``content`` to ``target`` (making its folder) unless the file already holds exactly that."""
-    target.parent.mkdir(parents=True, exist_ok=True)
     try:
         if target.read_bytes() == content:
             return
     except OSError:
         pass
-    target.write_bytes(content)
+    try:
+        target.write_bytes(content)
+    except FileNotFoundError:  # a new folder (made only then: most files go to folders that exist)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
