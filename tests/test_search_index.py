@@ -54,3 +54,14 @@ def test_the_figures_words_are_indexed(built: Path) -> None:
     assert {"outer", "product"} <= words  # its title
     assert {"forward", "branch"} <= words  # the graph's note on the recorded branch
     assert {"relu", "linear"} <= words  # the graph's outline
+
+
+def test_the_provenance_footer_is_shown_but_not_indexed(built: Path) -> None:
+    """The same device, versions and hash prefix under every figure would make every page match
+    "cpu" or "numpy"; the footer stays on the page."""
+    page = (built / "index.html").read_text("utf-8")
+    footer = re.search(r'<p class="tv-provenance[^"]*">([^<]*)</p>', page).group(1)
+    assert "Recorded computation on CPU" in footer
+    short_hash = re.search(r"content hash ([0-9a-f]{12})", footer).group(1)
+    words = terms(built)
+    assert short_hash not in words and "recorded" not in words and "cpu" not in words

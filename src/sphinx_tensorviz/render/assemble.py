@@ -16,6 +16,7 @@ from typing import Any
 from docutils import nodes
 
 from .choices import answers, choices_form, choices_list
+from .footer import PROVENANCE_CLASSES
 from .html_nodes import (
     markup,
     scroll_region,
@@ -85,7 +86,7 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: 
         figure.extend(body)
     caption = tv_html_caption()
     caption += nodes.paragraph("", "", nodes.strong("", parts.title), classes=["tv-title"])
-    caption += nodes.paragraph("", footer, classes=["tv-provenance"])
+    caption += nodes.paragraph("", footer, classes=list(PROVENANCE_CLASSES))
     figure += caption
     return figure
 
@@ -116,7 +117,7 @@ def latex_figure(parts: FigureParts, outdir: Path, filename: str, prompt: Prompt
     box += nodes.paragraph("", "", nodes.strong("", parts.title))
     box.extend(prompt.answer())
     box.extend(parts.details)
-    box += nodes.paragraph("", footer, classes=["tv-provenance"])
+    box += nodes.paragraph("", footer, classes=list(PROVENANCE_CLASSES))
     return box
 
 
@@ -129,5 +130,5 @@ def plain_figure(parts: FigureParts, prompt: Prompt, footer: str) -> nodes.Eleme
     box += para
     box.extend(prompt.answer())
     box.extend(parts.details)
-    box += nodes.paragraph("", footer, classes=["tv-provenance"])
+    box += nodes.paragraph("", footer, classes=list(PROVENANCE_CLASSES))
     return box

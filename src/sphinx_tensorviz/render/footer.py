@@ -7,6 +7,10 @@ from typing import Any
 
 FRAMEWORK_NAMES = {"jax": "JAX", "torch": "PyTorch", "numpy": "NumPy"}
 
+#: the footer's classes: shown on every figure, but not searched (a run's device, versions and a
+#: hash prefix, the same words under every figure, made every figure match "cpu" or "pytorch")
+PROVENANCE_CLASSES = ("tv-provenance", "no-search")
+
 
 def provenance_line(artifact: dict[str, Any]) -> str:
     env = artifact["environment"]

@@ -18,6 +18,7 @@ from ...core.sweep import Sweep
 from ...render import svg
 from ...render.checks import checks_list
 from ...render.colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT, make_scale
+from ...render.footer import PROVENANCE_CLASSES
 from ...render.parts import FigureParts
 from ...render.registry import SweepRendering
 from ...render.sweep_controls import controls_markup, point_coords, sweep_sizes
@@ -83,7 +84,7 @@ def _points_list(labels: list[str], parts: list[FigureParts], artifacts: list[di
         item = nodes.list_item()
         item += nodes.paragraph("", "", nodes.strong("", f"{label}: "), nodes.Text(part.alt),
                                 nodes.inline("", f" (content hash {artifact['contentHash'][:12]})",
-                                             classes=["tv-provenance"]))
+                                             classes=list(PROVENANCE_CLASSES)))
         for table in (n for n in part.details if isinstance(n, nodes.table)):  # the point's data, if small
             table.children[0].replace_self(nodes.title("", f"Data at {label}"))
             item += table
