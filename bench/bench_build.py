@@ -67,10 +67,12 @@ def make_projects(tmp: Path) -> tuple[Path, Path]:
     return viz, plain
 
 
-def build(project: Path) -> tuple[float, float, int]:
-    """One ``sphinx -b html -q`` run: (wall seconds, CPU seconds, peak RSS in KiB of the build and its
-    children). CPU time is what the build itself costs; wall time also counts waiting for a busy CPU."""
-    cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-d", str(project / "_build" / "doctrees"),
+def build(project: Path, runner: Path | None = None) -> tuple[float, float, int]:
+    """One ``sphinx -b html -q`` run (or ``runner``'s, a script taking sphinx-build's arguments): (wall
+    seconds, CPU seconds, peak RSS in KiB of the build and its children). CPU time is what the build
+    itself costs; wall time also counts waiting for a busy CPU."""
+    start_with = [str(runner)] if runner is not None else ["-m", "sphinx"]
+    cmd = [sys.executable, *start_with, "-b", "html", "-q", "-d", str(project / "_build" / "doctrees"),
            str(project), str(project / "_build" / "html")]
     start = time.perf_counter()
     process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=user_environment())
