@@ -48,9 +48,10 @@ def artifact_key(artifact: dict[str, Any]) -> str:
     return key
 
 
-#: keys of the artifacts read last, by object identity (bounded: a long test run reads thousands)
+#: keys of the artifacts drawn last, by object identity (bounded: it holds the artifacts, and a long
+#: process, a test run, reads thousands)
 _KEYS: dict[int, tuple[dict[str, Any], str]] = {}
-_KEPT_KEYS = 256
+_KEPT_KEYS = 64  # a page asks again soon after (each part, each checkpoint); few are held past a build
 
 
 def drawing_cache_folder(machine_local: bool, doctreedir: Path) -> Path:
