@@ -43,3 +43,17 @@ def test_page_files_are_written_into_new_folders_and_only_when_changed(tmp_path:
     assert target.stat().st_mtime_ns == before  # unchanged: not written again
     write_if_changed(target, b"print(2)\n")
     assert target.read_bytes() == b"print(2)\n"
+
+
+def test_completed_files_are_readable_like_the_others(tmp_path: Path) -> None:
+    """Files written through a temporary name get the output's usual permissions, not the temporary
+    file's owner-only 0600 (a web server running as another user must read them)."""
+    import stat
+
+    fresh = tmp_path / "fresh"
+    write_frame_files(FILES, "abc", fresh)
+    partial = tmp_path / "partial" / FOLDER / "abc"
+    partial.mkdir(parents=True)
+    write_frame_files(FILES, "abc", tmp_path / "partial")
+    for folder in (fresh / FOLDER / "abc", partial):
+        assert all(stat.S_IMODE(p.stat().st_mode) & 0o044 == 0o044 for p in folder.iterdir())

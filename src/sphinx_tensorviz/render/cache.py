@@ -13,7 +13,6 @@ one is drawn anew.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from functools import cache
@@ -22,6 +21,7 @@ from typing import Any
 
 from ..core.hashing import digest
 from ..core.locations import cache_home
+from .outputs import replace_atomically
 
 #: entries not used for this long are removed (used ones are touched at most once a day)
 MAX_AGE_DAYS = 30
@@ -82,10 +82,7 @@ class RenderCache:
         markup = draw()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(markup)
-            os.replace(tmp, path)
+            replace_atomically(path, markup, mode=None)  # the user's own cache: owner-only, as it was
         except OSError:  # a read-only or full cache costs a redraw next time, nothing else
             pass
         return markup
@@ -127,7 +124,6 @@ def _prune_once(root: Path) -> None:
         except OSError:
             continue
     try:
-        stamp.touch()
-        os.utime(stamp)
+        stamp.touch()  # made, or its time set to now
     except OSError:  # a read-only cache: it is walked again next time, nothing else
         pass

@@ -16,8 +16,6 @@ loads from ``file://`` pages too, where browsers refuse ``fetch``.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Optional
@@ -25,6 +23,7 @@ from typing import Any, Optional
 from .graph_layout import Box, Frame, module_frames
 from .graph_svg import draw_cluster, draw_edge_label, draw_node
 from .graph_view import short_label
+from .outputs import replace_atomically
 from .svg import ID_TOKEN
 
 __all__ = ["FOLDER", "frame_files", "write_frame_files"]
@@ -106,8 +105,5 @@ def write_frame_files(files: Mapping[str, str], key: str, outdir: Path) -> str:
         if mine:
             (target / name).write_text(text, "utf-8")
             continue
-        fd, tmp = tempfile.mkstemp(dir=target, suffix=".tmp")  # the same key's writers write the same bytes
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target / name)
+        replace_atomically(target / name, text)  # the same key's writers write the same bytes
     return folder

@@ -6,6 +6,8 @@ already has, and keeps file times meaningful.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 #: the folder, relative to the HTML output folder, of every file the extension writes
@@ -24,3 +26,19 @@ def write_if_changed(target: Path, content: bytes) -> None:
     except FileNotFoundError:  # a new folder (made only then: most files go to folders that exist)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
+
+
+def replace_atomically(target: Path, text: str, mode: int | None = 0o644) -> None:
+    """Write ``text`` to ``target`` through a temporary file beside it, so a reader (or a parallel
+    writer of the same bytes) sees the old file or the new one, never a part. ``mode``: the file's
+    permissions (``None`` keeps the temporary file's owner-only 0600)."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
