@@ -8,7 +8,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .html_nodes import tv_html_figure, tv_html_tag
+from .html_nodes import tv_html_figure, tv_html_tag, tv_html_translated
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
@@ -20,7 +20,7 @@ def add_static_path(app: Sphinx) -> None:
 
 def _uses_tensorviz(node: nodes.Node) -> bool:
     """Figures, tours and checkpoints (HTML nodes) or a catalogue need the stylesheet."""
-    return isinstance(node, (tv_html_figure, tv_html_tag)) or (
+    return isinstance(node, (tv_html_figure, tv_html_tag, tv_html_translated)) or (
         isinstance(node, nodes.Element) and "tv-catalogue" in node.get("classes", ())
     )
 

@@ -12,6 +12,7 @@ one is drawn anew.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Callable
@@ -71,21 +72,50 @@ class RenderCache:
 
     def text(self, recording: str, renderer_hash: str, suffix: str, draw: Callable[[], str]) -> str:
         """Any text made from ``recording`` with ``renderer_hash``'s options (an SVG, an outline)."""
-        path = self.root / recording[:2] / f"{recording[:32]}-{renderer_hash[:32]}.{suffix}"
-        try:
-            markup = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
-            pass
-        else:
-            _keep(path)
-            return markup
+        name = f"{recording[:32]}-{renderer_hash[:32]}.{suffix}"
+        kept = self.read(recording[:2], name)
+        if kept is not None:
+            try:
+                return kept.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
         markup = draw()
+        self.write(recording[:2], name, markup)
+        return markup
+
+    def read(self, folder: str, name: str) -> bytes | None:
+        """The entry ``folder/name`` (marked as used), or ``None`` when it is absent or unreadable."""
+        path = self.root / folder / name
+        try:
+            content = path.read_bytes()
+        except OSError:
+            return None
+        _keep(path)
+        return content
+
+    def write(self, folder: str, name: str, content: str | bytes) -> None:
+        """Keep ``content`` as ``folder/name``, atomically; a cache that cannot be written costs a
+        redraw next time, nothing else."""
+        path = self.root / folder / name
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            replace_atomically(path, markup, mode=None)  # the user's own cache: owner-only, as it was
-        except OSError:  # a read-only or full cache costs a redraw next time, nothing else
+            replace_atomically(path, content, mode=None)  # the user's own cache: owner-only, as it was
+        except OSError:
             pass
-        return markup
+
+    def blob(self, sha256: str) -> bytes | None:
+        """The kept file whose sha256 is ``sha256``, checked (a damaged one counts as absent)."""
+        content = self.read(sha256[:2], f"{sha256}.blob")
+        if content is None or hashlib.sha256(content).hexdigest() != sha256:
+            return None
+        return content
+
+    def keep_blob(self, content: bytes) -> str:
+        """Keep ``content`` by its sha256 (once: the same bytes are one entry) and return the hash."""
+        sha256 = hashlib.sha256(content).hexdigest()
+        if not (self.root / sha256[:2] / f"{sha256}.blob").is_file():
+            self.write(sha256[:2], f"{sha256}.blob", content)
+        return sha256
 
 
 def _keep(path: Path) -> None:

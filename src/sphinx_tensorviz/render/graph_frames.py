@@ -23,7 +23,7 @@ from typing import Any, Optional
 from .graph_layout import Box, Frame, module_frames
 from .graph_svg import draw_cluster, draw_edge_label, draw_node
 from .graph_view import short_label
-from .outputs import replace_atomically
+from .outputs import declare_output, replace_atomically
 from .svg import ID_TOKEN
 
 __all__ = ["FOLDER", "frame_files", "write_frame_files"]
@@ -93,6 +93,8 @@ def write_frame_files(files: Mapping[str, str], key: str, outdir: Path) -> str:
     relative to ``outdir``."""
     folder = f"{FOLDER}/{key}"
     target = outdir / folder
+    for name, text in sorted(files.items(), key=lambda item: item[0] == INDEX):
+        declare_output(target / name, text.encode("utf-8"))
     if (target / INDEX).is_file():  # the key names the graph and the renderer: same key, same files
         return folder
     target.parent.mkdir(parents=True, exist_ok=True)

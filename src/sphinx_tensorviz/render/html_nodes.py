@@ -40,6 +40,15 @@ class tv_html_markup(nodes.General, nodes.Element):  # noqa: N801
     """
 
 
+class tv_html_translated(nodes.General, nodes.Element):  # noqa: N801
+    """A whole figure, already translated for this builder (``markup``), with the words the search
+    index would have read in it as its one text child (see :mod:`.figure_cache`)."""
+
+
+def translated(markup: str, words: str) -> tv_html_translated:
+    return tv_html_translated("", nodes.Text(words), markup=markup)
+
+
 def markup(text: str) -> tv_html_markup:
     """HTML written as it is, left out of the search index."""
     return tv_html_markup(markup=text)
@@ -99,6 +108,7 @@ def setup_html_nodes(app: Sphinx) -> None:
     app.add_node(tv_html_scroll, html=(_visit_scroll, _depart_scroll))
     app.add_node(tv_html_tag, html=(_visit_tag, _depart_tag))
     app.add_node(tv_html_markup, html=(_visit_markup, None))
+    app.add_node(tv_html_translated, html=(_visit_markup, None))
 
 
 class tv_html_tag(nodes.General, nodes.Element):  # noqa: N801

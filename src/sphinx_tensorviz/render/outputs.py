@@ -8,14 +8,39 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 #: the folder, relative to the HTML output folder, of every file the extension writes
 OUTPUT_FOLDER = "_tensorviz"
 
 
+#: the outputs of the figures being drawn (innermost last), see :func:`recording_outputs`
+_RECORDINGS: list[dict[Path, bytes]] = []
+
+
+@contextmanager
+def recording_outputs() -> Iterator[dict[Path, bytes]]:
+    """Collect every file declared (:func:`declare_output`) while the block runs, in order: what a
+    figure needs next to its page, so a cached figure can put the same files there again."""
+    made: dict[Path, bytes] = {}
+    _RECORDINGS.append(made)
+    try:
+        yield made
+    finally:
+        _RECORDINGS.remove(made)
+
+
+def declare_output(target: Path, content: bytes) -> None:
+    """Say that the page being drawn needs ``target`` to hold ``content`` (written or already there)."""
+    for made in _RECORDINGS:
+        made[target] = content
+
+
 def write_if_changed(target: Path, content: bytes) -> None:
     """Write ``content`` to ``target`` (making its folder) unless the file already holds exactly that."""
+    declare_output(target, content)
     try:
         if target.read_bytes() == content:
             return
@@ -28,16 +53,16 @@ def write_if_changed(target: Path, content: bytes) -> None:
         target.write_bytes(content)
 
 
-def replace_atomically(target: Path, text: str, mode: int | None = 0o644) -> None:
-    """Write ``text`` to ``target`` through a temporary file beside it, so a reader (or a parallel
-    writer of the same bytes) sees the old file or the new one, never a part. ``mode``: the file's
-    permissions (``None`` keeps the temporary file's owner-only 0600)."""
+def replace_atomically(target: Path, text: str | bytes, mode: int | None = 0o644) -> None:
+    """Write ``text`` (UTF-8 when a string) to ``target`` through a temporary file beside it, so a
+    reader (or a parallel writer of the same bytes) sees the old file or the new one, never a part.
+    ``mode``: the file's permissions (``None`` keeps the temporary file's owner-only 0600)."""
     fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
     try:
         if mode is not None:
             os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -27,6 +27,7 @@ from .assemble import Prompt, html_figure, latex_figure, plain_figure
 from .bidi import isolated
 from .cache import RenderCache, drawing_cache_folder
 from .choices import confirmation_of
+from .figure_cache import for_page
 from .footer import provenance_line
 from .page import Page, RenderContext
 from .parts import FigureParts
@@ -50,8 +51,12 @@ def render_document(document: nodes.document, env: Any) -> None:
                 registry(app))
     for _order, page_pass in page.registry.passes:
         page_pass(page)
+    kept = for_page(page)  # translated figures, for HTML builders
     for node in list(document.findall(tensorviz_figure)):
-        node.replace_self(isolated(figure(page, node)))
+        def make(node: tensorviz_figure = node) -> nodes.Node:
+            return isolated(figure(page, node))
+
+        node.replace_self(kept.figure(node, make) if kept is not None else make())
     if builder.format == "man":
         captions_before_tables(document)
 
@@ -181,7 +186,7 @@ def printed_output(stdout: str) -> nodes.Element:
     shown = "\n".join(lines[-40:])
     box = nodes.container(classes=["tv-stdout"])
     box += nodes.paragraph("", "", nodes.strong("", "Printed by the code"))
-    box += nodes.literal_block(shown, shown)
+    box += nodes.literal_block(shown, shown, language="text")  # output, not code: never highlighted as such
     return box
 
 

@@ -1,0 +1,336 @@
+"""Translated figures, kept with what they were made from: a fresh output folder translates no
+figure it translated before.
+
+With every drawing cached, a figure still becomes thousands of docutils nodes (data tables,
+outlines, check lists) that Sphinx then translates and walks for the search index: most of what a
+fresh-output build of a course spends beyond its prose. So, for HTML builders, each figure is kept
+as the HTML its nodes translate to, in the drawing cache (:mod:`.cache`), with
+
+* the words the search index would have read in it (indexed again from the kept figure);
+* the files it needs next to its page (downloads, a graph's module files), kept by their sha256
+  and written again on use;
+* the artifacts it read, with the state of the project files they name: checked on every use, so
+  a re-executed, pulled or edited artifact, or an edited model file, is drawn anew.
+
+The entry's name covers everything else the HTML depends on: the figure node (its request,
+options and ids), the notes page passes left for it, the page and its builder, the builder's
+translator and node handlers, the whole configuration, the versions of Sphinx, docutils, Pygments
+and Python, the files of this package and of any other package that registered a figure kind.
+
+Only figures whose HTML is the same wherever they stand are kept: every node in them is of a kind
+whose translation depends on nothing but itself and the configuration (text, paragraphs, lists,
+tables, literals, links to a URL, code with a language, this package's own HTML nodes). A figure
+holding anything else (math, images, cross-references...) or one that warned while it was drawn
+or translated is made as before, on every build. A kept figure is translated alone, on a document
+of its own, never in its place on the page, so a hit and a miss write the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from docutils import nodes
+from docutils.utils import new_document
+from sphinx.search import WordCollector
+
+from ..config import app_of
+from ..core.hashing import digest, sha256_text
+from ..core.nodes import tensorviz_figure
+from .cache import RenderCache, artifact_key
+from .figure_keys import FORMAT_VERSION, page_key, plain
+from .html_nodes import (
+    translated,
+    tv_html_caption,
+    tv_html_figure,
+    tv_html_markup,
+    tv_html_reveal,
+    tv_html_scroll,
+    tv_html_tag,
+    tv_html_translated,
+)
+from .outputs import recording_outputs, write_if_changed
+from .page import Page
+
+SUFFIX = "figure.json"
+
+#: node classes (exactly these, not subclasses) whose HTML depends only on the node and the configuration
+_CONTEXT_FREE = frozenset({
+    nodes.Text, nodes.paragraph, nodes.strong, nodes.emphasis, nodes.literal, nodes.inline,
+    nodes.container, nodes.bullet_list, nodes.enumerated_list, nodes.list_item, nodes.table,
+    nodes.tgroup, nodes.colspec, nodes.thead, nodes.tbody, nodes.row, nodes.entry, nodes.title,
+    nodes.reference, nodes.literal_block, tv_html_figure, tv_html_reveal, tv_html_caption,
+    tv_html_scroll, tv_html_tag, tv_html_markup,
+})
+
+
+def for_page(page: Page) -> FigureCache | None:
+    """The kept figures for ``page``, or ``None`` where figures are not kept (a builder that does
+    not write HTML, or one without the settings Sphinx translates its pages with)."""
+    if not page.html or getattr(page.builder, "docsettings", None) is None:
+        return None
+    return FigureCache(page)
+
+
+class FigureCache:
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.cache: RenderCache = page.ctx.cache
+        self.page_key = page_key(page)
+
+    def figure(self, node: tensorviz_figure, make: Callable[[], nodes.Node]) -> nodes.Node:
+        """The figure of ``node``: kept, or made by ``make`` (and kept when it can be)."""
+        key = self._key(node)
+        if key is not None:
+            kept = self._kept(key)
+            if kept is not None:
+                return kept
+        with _reads_recorded(self.page) as reads, recording_outputs() as outputs, _warnings_seen() as warned:
+            made = make()
+            html = _translate_alone(self.page, made) if context_free(made) else None
+        if html is None:
+            return made
+        words, titled = _searched_text(self.page, made)
+        if titled:  # a title inside a figure feeds the page's search titles: keep it as nodes
+            return made
+        result = translated(html, words)
+        if key is not None and not warned:
+            self._keep(key, result, reads, outputs)
+        return result
+
+    def _key(self, node: tensorviz_figure) -> str | None:
+        if node["request"] is None:  # an authored figure (a diagram): cheap, and drawn from page files
+            return None
+        notes = {name: self.page.render_notes.get(name) for name in node["names"]}
+        return digest({"page": self.page_key, "node": plain(node.attributes), "notes": plain(notes),
+                       "children": node.pformat() if len(node) else ""})
+
+    def _kept(self, key: str) -> nodes.Node | None:
+        raw = self.cache.read(key[:2], f"{key[:48]}.{SUFFIX}")
+        try:
+            entry = json.loads(raw) if raw is not None else None
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if not _well_formed(entry) or _inputs_digest(self.page, entry["inputs"]) != entry["inputsDigest"]:
+            return None
+        outdir = Path(self.page.builder.outdir)
+        files = []
+        for relative, sha256 in entry["outputs"]:
+            content = self.cache.blob(sha256)
+            if content is None:  # pruned or damaged: the figure is made again
+                return None
+            files.append((outdir / relative, content))
+        for target, content in files:  # in the order they were made (a module index last)
+            write_if_changed(target, content)
+        return translated(entry["markup"], entry["words"])
+
+    def _keep(self, key: str, result: tv_html_translated, reads: list[str], outputs: dict[Path, bytes]) -> None:
+        inputs = _inputs_digest(self.page, reads)
+        outdir = Path(self.page.builder.outdir).resolve()
+        named = []
+        for path, content in outputs.items():
+            try:
+                relative = path.resolve().relative_to(outdir).as_posix()
+            except ValueError:  # a file outside the output folder: not one to put back
+                return
+            named.append((relative, content))
+        if inputs is None:
+            return
+        entry = {"version": FORMAT_VERSION, "markup": result["markup"], "words": result.astext(),
+                 "inputs": reads, "inputsDigest": inputs,
+                 "outputs": [[relative, self.cache.keep_blob(content)] for relative, content in named]}
+        self.cache.write(key[:2], f"{key[:48]}.{SUFFIX}", json.dumps(entry, ensure_ascii=False))
+
+
+def context_free(tree: nodes.Node) -> bool:
+    """Whether every node of ``tree`` translates the same wherever ``tree`` stands on a page."""
+    for node in tree.findall():
+        kind = type(node)
+        if kind not in _CONTEXT_FREE:
+            return False
+        if kind is nodes.title and not isinstance(node.parent, nodes.table):
+            return False  # a section or sidebar title depends on the headings around it
+        if kind is nodes.reference and ("refuri" not in node or node.get("refid") or node.get("internal")):
+            return False  # an internal link is resolved against the page
+        if kind is nodes.literal_block and "language" not in node:
+            return False  # the page's highlight language would apply
+    return True
+
+
+def _translate_alone(page: Page, tree: nodes.Node) -> str:
+    """``tree``'s HTML, translated by the page's own translator on a document of its own."""
+    builder = page.builder
+    alone = new_document(page.document.get("source", ""), builder.docsettings)
+    alone += tree
+    with _as_written(page):
+        translator = builder.create_translator(alone, builder)
+        tree.walkabout(translator)
+    alone.remove(tree)
+    return "".join(translator.body)
+
+
+#: what Sphinx's HTML builder sets for the page it writes, and its translator reads
+_PAGE_STATE = ("secnumbers", "fignumbers", "current_docname")
+
+
+@contextmanager
+def _as_written(page: Page) -> Iterator[None]:
+    """The builder as it is while it writes this page (pages are drawn just before they are
+    written, when it still holds the page before), then as it was."""
+    builder, env, docname = page.builder, page.env, page.docname
+    before = {name: vars(builder)[name] for name in _PAGE_STATE if name in vars(builder)}
+    builder.secnumbers = env.toc_secnumbers.get(docname, {})
+    builder.fignumbers = env.toc_fignumbers.get(docname, {})
+    builder.current_docname = docname
+    try:
+        yield
+    finally:
+        for name in _PAGE_STATE:
+            if name in before:
+                setattr(builder, name, before[name])
+            else:
+                delattr(builder, name)
+
+
+class _SearchedTexts(WordCollector):
+    """Sphinx's own word collector, noting the texts it reads (those outside ``no-search`` parts)."""
+
+    def __init__(self, document: nodes.document, lang: Any) -> None:
+        super().__init__(document, lang)
+        self.texts: list[str] = []
+
+    def dispatch_visit(self, node: nodes.Node) -> None:
+        super().dispatch_visit(node)  # raises SkipNode for what the index leaves out
+        if isinstance(node, nodes.Text):
+            self.texts.append(node.astext())
+
+
+def _searched_text(page: Page, tree: nodes.Node) -> tuple[str, bool]:
+    """The text of ``tree`` the search index reads (one text per line), and whether it has titles."""
+    indexer = getattr(page.builder, "indexer", None)
+    if indexer is None:  # this build makes no search index
+        return "", False
+    collector = _SearchedTexts(page.document, indexer.lang)
+    tree.walk(collector)
+    return "\n".join(collector.texts), bool(collector.found_titles or collector.found_title_words)
+
+
+def _inputs_digest(page: Page, hashes: list[str]) -> str | None:
+    """What the artifacts named by ``hashes`` are now, and which of their project files are as
+    recorded (downloads and source panels show only those); ``None`` if one is not usable."""
+    state = []
+    for content_hash in hashes:
+        found = page.store.read_artifact(content_hash)
+        if not isinstance(found, dict):
+            return None
+        files = found.get("request", {}).get("files", {})
+        state.append([content_hash, artifact_key(found),
+                      [[name, _as_recorded(page, name, sha256)] for name, sha256 in sorted(files.items())
+                       if name != "<inline>"]])
+    return digest(state)
+
+
+def _as_recorded(page: Page, relative: str, recorded: str) -> bool:
+    """Whether the project file ``relative`` exists inside the project and holds the recorded text."""
+    root = page.ctx.srcdir.resolve()
+    path = (page.ctx.srcdir / relative).resolve()
+    if not path.is_relative_to(root):
+        return False
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    seen = vars(app_of(page.env)).setdefault("_tensorviz_project_texts", {})
+    signature = (str(path), stat.st_mtime_ns, stat.st_size)
+    if signature not in seen:
+        try:
+            seen[signature] = sha256_text(path.read_text("utf-8")) if path.is_file() else None
+        except (OSError, UnicodeDecodeError):
+            seen[signature] = None
+    return seen[signature] == recorded
+
+
+@contextmanager
+def _reads_recorded(page: Page) -> Iterator[list[str]]:
+    """The content hashes of every artifact the page's store is asked for while the block runs."""
+    store = page.store
+    recorder = _RecordingStore(store)
+    page.store = recorder  # type: ignore[assignment]
+    try:
+        yield recorder.hashes
+    finally:
+        page.store = store
+
+
+class _RecordingStore:
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.hashes: list[str] = []
+
+    def _note(self, content_hash: str) -> None:
+        if content_hash not in self.hashes:
+            self.hashes.append(content_hash)
+
+    def read_artifact(self, content_hash: str) -> Any:
+        self._note(content_hash)
+        return self._store.read_artifact(content_hash)
+
+    def read_failure(self, content_hash: str) -> Any:
+        self._note(content_hash)
+        return self._store.read_failure(content_hash)
+
+    def artifact_text(self, content_hash: str, artifact: dict[str, Any]) -> bytes:
+        self._note(content_hash)
+        return self._store.artifact_text(content_hash, artifact)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+class _Seen(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+class _Warned:
+    def __init__(self, handler: _Seen) -> None:
+        self.handler = handler
+
+    def __bool__(self) -> bool:
+        return self.handler.count > 0
+
+
+@contextmanager
+def _warnings_seen() -> Iterator[_Warned]:
+    """Whether any warning (the extension's or Sphinx's, suppressed or not) is logged in the block."""
+    handler = _Seen()
+    logger = logging.getLogger("sphinx")
+    logger.addHandler(handler)
+    try:
+        yield _Warned(handler)
+    finally:
+        logger.removeHandler(handler)
+
+
+def _well_formed(entry: Any) -> bool:
+    if not isinstance(entry, dict) or entry.get("version") != FORMAT_VERSION:
+        return False
+    if not (isinstance(entry.get("markup"), str) and isinstance(entry.get("words"), str)
+            and isinstance(entry.get("inputsDigest"), str) and isinstance(entry.get("inputs"), list)
+            and all(isinstance(h, str) for h in entry["inputs"]) and isinstance(entry.get("outputs"), list)):
+        return False
+    for item in entry["outputs"]:
+        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
+            return False
+        relative = PurePosixPath(item[0])
+        if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+            return False
+    return True

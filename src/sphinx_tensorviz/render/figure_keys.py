@@ -1,0 +1,139 @@
+"""What a kept figure's name covers (:mod:`.figure_cache`): everything its HTML depends on
+besides the artifacts it read, which are checked on every use.
+
+A value left out here would show a stale figure without a word, so the key is generous: the whole
+configuration rather than the values known to matter, every file of this package rather than
+the drawing code, the translator's whole class hierarchy and the files of its modules. Something
+that changes from run to run only costs a miss.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from enum import Enum
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from ..config import app_of
+from ..core.hashing import digest
+from .page import Page
+
+#: the layout of a kept figure; a new one never reads an old one
+FORMAT_VERSION = 1
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def plain(value: Any) -> Any:
+    """``value`` as JSON for a key: dataclasses by field, mappings by key, anything else by its
+    ``repr`` without memory addresses (a value whose ``repr`` changes from run to run only costs
+    a miss)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"@": type(value).__qualname__,
+                **{f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(_ADDRESS.sub("", repr(v)) for v in value)
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, Enum):
+        return plain(value.value)
+    return _ADDRESS.sub("", repr(value))
+
+
+def page_key(page: Page) -> str:
+    """Everything a figure of ``page`` depends on that is not the figure node's.
+
+    Not the project's or the output's folder: the HTML names neither (a test builds a kept figure
+    in another folder and compares), so a second checkout of a course, or a fresh output folder,
+    uses what the first made. The project files a figure shows are checked with its artifacts.
+    """
+    builder = page.builder
+    app = app_of(page.env)
+    shared = vars(app).setdefault("_tensorviz_figure_keys", {})
+    if builder.name not in shared:  # the configuration and the code do not change within a build
+        shared[builder.name] = digest({
+            "version": FORMAT_VERSION, "code": _code_identity(),
+            "config": {opt.name: plain(opt.value) for opt in app.config},
+            "translator": _translator_identity(app, builder),
+            "registry": _registry_identity(page.registry),
+        })
+    return digest({"build": shared[builder.name], "builder": [builder.name, builder.format],
+                   "docname": page.docname, "uri": builder.get_target_uri(page.docname), "mode": page.mode})
+
+
+@cache
+def _code_identity() -> str:
+    """This package's files (by name, size and time) and the versions of what translates them."""
+    import docutils
+    import pygments
+    import sphinx
+
+    package = Path(__file__).resolve().parent.parent
+    files = []
+    for path in sorted(package.rglob("*")):
+        if "__pycache__" in path.parts or not path.is_file():
+            continue
+        stat = path.stat()
+        files.append([path.relative_to(package).as_posix(), stat.st_size, stat.st_mtime_ns])
+    return digest({"files": files, "python": sys.version, "sphinx": sphinx.__version__,
+                   "docutils": docutils.__version__, "pygments": pygments.__version__})
+
+
+def _translator_identity(app: Any, builder: Any) -> dict[str, Any]:
+    """The translator class and the node handlers extensions gave it, with their modules' files."""
+    cls = app.registry.get_translator_class(builder)
+    handlers = app.registry.translation_handlers.get(builder.name)
+    if handlers is None:
+        handlers = app.registry.translation_handlers.get(builder.format, {})
+    functions = {name: [_function_name(f) for f in pair if f] for name, pair in handlers.items()}
+    modules = {c.__module__ for c in cls.__mro__} | {
+        getattr(f, "__module__", "") for pair in handlers.values() for f in pair if f}
+    return {"mro": [f"{c.__module__}.{c.__qualname__}" for c in cls.__mro__], "handlers": functions,
+            "modules": {name: _module_signature(name) for name in sorted(modules)}}
+
+
+def _registry_identity(registry: Any) -> dict[str, Any]:
+    """The figure kinds, page passes and details registered, and the files of any from elsewhere."""
+    functions = [*(k.parts for k in registry.executed.values()), *(k.sweep for k in registry.executed.values()),
+                 *registry.authored.values(), *(p for _, p in registry.passes), *registry.details]
+    names = sorted(_function_name(f) for f in functions if f is not None)
+    ours = __name__.split(".")[0]
+    modules = {_module_of(f) for f in functions if f is not None}
+    return {"functions": names,
+            "modules": {m: _module_signature(m) for m in sorted(modules) if m.split(".")[0] != ours}}
+
+
+def _function_name(function: Any) -> str:
+    return f"{getattr(function, '__module__', '')}.{getattr(function, '__qualname__', repr(function))}"
+
+
+def _module_of(function: Any) -> str:
+    """The module a function comes from (for :func:`.registry.lazy`, the one it will import)."""
+    qualname = getattr(function, "__qualname__", "")
+    return qualname.split(":")[0] if ":" in qualname else getattr(function, "__module__", "") or ""
+
+
+def _module_signature(name: str) -> list[Any]:
+    """The size and time of a module's file (so an upgraded theme or extension changes the key)."""
+    module = sys.modules.get(name)
+    origin = getattr(module, "__file__", None)
+    if origin is None:
+        try:
+            spec = find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        origin = spec.origin if spec is not None else None
+    try:
+        stat = Path(origin).stat() if origin else None
+    except OSError:
+        stat = None
+    return [origin, stat.st_size, stat.st_mtime_ns] if stat else [origin]

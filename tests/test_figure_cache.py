@@ -1,0 +1,209 @@
+"""Kept figures (``render/figure_cache.py``): a fresh output folder writes what drawing and
+translating every figure would have written, byte for byte, and nothing stale.
+
+Real Sphinx builds of the snapshot root (a graph with a tour and checkpoints, a heatmap, a
+diagram; committed artifacts, nothing executes), each compared with a build of the same folder in
+which no figure is kept (``for_page`` returns ``None``), so every page, search index and
+download is made the way it was before figures were kept.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from docutils import nodes
+
+from conftest import STORE, copy_root, run_sphinx
+from sphinx_tensorviz.features.graph import render as graph_render
+from sphinx_tensorviz.features.heatmap import render as heatmap_render
+from sphinx_tensorviz.render import figure_cache, transform
+from sphinx_tensorviz.render.figure_keys import plain
+from sphinx_tensorviz.render.html_nodes import markup, tv_html_figure
+
+pytestmark = pytest.mark.sphinx
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """The kinds of the figures drawn in this process (a kept figure draws nothing), with a user
+    cache folder of the test's own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    made: list[str] = []
+    for module, name in ((heatmap_render, "heatmap_parts"), (graph_render, "graph_parts")):
+        real = getattr(module, name)
+
+        def counting(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            made.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counting)
+    return made
+
+
+def kept_entries(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "user-cache" / "sphinx-tensorviz" / "drawings").rglob(f"*.{figure_cache.SUFFIX}"))
+
+
+def output(outdir: Path) -> dict[str, bytes]:
+    """Every file of an HTML output folder but Sphinx's record of the build."""
+    return {p.relative_to(outdir).as_posix(): p.read_bytes() for p in sorted(outdir.rglob("*"))
+            if p.is_file() and p.name != ".buildinfo"}
+
+
+def build(src: Path, **overrides: Any) -> Any:
+    built = run_sphinx(src, confoverrides=overrides)
+    assert built.statuscode == 0
+    return built
+
+
+def same_as_without(src: Path, monkeypatch: pytest.MonkeyPatch, **overrides: Any) -> dict[str, bytes]:
+    """Build ``src`` with kept figures, then again, in a fresh output folder, with none: the two
+    outputs are the same. Returns the first."""
+    kept = output(build(src, **overrides).outdir)
+    shutil.rmtree(src / "_build")
+    with monkeypatch.context() as patch:
+        patch.setattr(transform, "for_page", lambda page: None)
+        without = output(build(src, **overrides).outdir)
+    assert kept.keys() == without.keys()
+    differ = [name for name in kept if kept[name] != without[name]]
+    assert not differ, f"kept figures changed {differ}"
+    return kept
+
+
+def test_a_second_build_draws_nothing_and_writes_the_same_files(drawn: list[str], tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    first = copy_root("snapshot", tmp_path / "first", with_store=True)
+    built = build(first)
+    assert sorted(set(drawn)) == ["graph_parts", "heatmap_parts"] and not built.tensorviz_warnings()
+    assert len(kept_entries(tmp_path)) == 2  # the heatmap and the graph (a diagram is authored, not kept)
+    del drawn[:]
+    again = copy_root("snapshot", tmp_path / "again", with_store=True)  # another checkout, a fresh output
+    pages = same_as_without(again, monkeypatch)
+    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == 1  # only in the build without
+    assert any(name.startswith("_tensorviz/") and name.endswith("/run.py") for name in pages)  # downloads
+    assert b'class="tv-reveal"' in pages["index.html"] and b"tensorviz.js" in pages["lesson.html"]
+    assert b"outer" in pages["searchindex.js"]  # the heatmap's words are still searched
+
+
+def test_a_re_executed_artifact_is_shown_anew(drawn: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    build(copy_root("snapshot", tmp_path / "first", with_store=True))
+    src = copy_root("snapshot", tmp_path / "edited", with_store=True)
+    for path in (src / STORE).glob("*.json"):  # the same request, run again later
+        artifact = json.loads(path.read_text("utf-8"))
+        artifact["generatedAt"] = "2020-01-02T03:04:00+00:00"
+        path.write_text(json.dumps(artifact, indent=2), "utf-8")
+    pages = same_as_without(src, monkeypatch)
+    assert b"2020-01-02 03:04 UTC" in pages["index.html"] and b"2020-01-02 03:04 UTC" in pages["lesson.html"]
+
+
+def test_an_edited_model_is_not_shown_from_a_kept_figure(drawn: list[str], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model's text is part of the graph's request: edited, it names another artifact (not
+    computed yet), whatever was kept for the old one."""
+    build(copy_root("snapshot", tmp_path / "first", with_store=True))
+    src = copy_root("snapshot", tmp_path / "edited", with_store=True)
+    model = src / "models" / "tiny.py"
+    model.write_text(model.read_text("utf-8") + "\n# edited after the run\n", "utf-8")
+    pages = same_as_without(src, monkeypatch, tensorviz_execution_mode="off")
+    assert b"This figure has not been computed yet" in pages["lesson.html"]
+    assert not any(name.endswith("/models/tiny.py") for name in pages)
+
+
+def test_a_configuration_change_is_a_new_figure(drawn: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    build(copy_root("snapshot", tmp_path / "first", with_store=True))
+    src = copy_root("snapshot", tmp_path / "icon", with_store=True)
+    pages = same_as_without(src, monkeypatch, html_permalinks_icon="#")
+    assert b'title="Link to this table">#</a>' in pages["index.html"]  # the data table's caption link
+
+
+def test_damaged_or_pruned_entries_are_drawn_anew(drawn: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    build(copy_root("snapshot", tmp_path / "first", with_store=True))
+    entries = kept_entries(tmp_path)
+    entries[0].write_text("{not json", "utf-8")
+    entry = json.loads(entries[1].read_text("utf-8"))
+    entry["outputs"][0][0] = "../outside.txt"  # a path out of the output folder is never followed
+    entries[1].write_text(json.dumps(entry), "utf-8")
+    del drawn[:]
+    same_as_without(copy_root("snapshot", tmp_path / "damaged", with_store=True), monkeypatch)
+    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == 2  # drawn anew, then without
+    assert not (tmp_path / "damaged" / "_build" / "outside.txt").exists()
+    for blob in (tmp_path / "user-cache").rglob("*.blob"):
+        blob.unlink()
+    del drawn[:]
+    same_as_without(copy_root("snapshot", tmp_path / "pruned", with_store=True), monkeypatch)
+    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == 2
+
+
+def test_a_figure_that_warns_warns_on_every_build(drawn: list[str], tmp_path: Path) -> None:
+    """A kept figure would silence its warnings: a figure that warned is never kept."""
+    for name in ("first", "again"):
+        src = copy_root("snapshot", tmp_path / name, with_store=True)
+        heatmap = next(p for p in (src / STORE).glob("*.json")
+                       if json.loads(p.read_text("utf-8"))["data"]["kind"] == "heatmap")
+        artifact = json.loads(heatmap.read_text("utf-8"))
+        artifact["checks"] = [{"name": "c", "description": "Every product is negative.", "passed": False,
+                               "value": None}]
+        heatmap.write_text(json.dumps(artifact, indent=2), "utf-8")
+        built = build(src)
+        assert any("claim failed: Every product is negative." in w for w in built.tensorviz_warnings()), name
+    assert len(kept_entries(tmp_path)) == 1  # the graph only
+
+
+def test_only_figures_that_translate_the_same_anywhere_are_kept() -> None:
+    def figure(*children: nodes.Node) -> nodes.Element:
+        made = tv_html_figure(ids=["f"], classes=[])
+        made += nodes.paragraph("", "", nodes.strong("", "Title"), nodes.Text(" text"))
+        made.extend(children)
+        return made
+
+    table = nodes.table("", nodes.title("", "Data"))
+    assert figure(table, markup("<svg/>"), nodes.literal_block("x", "x", language="text")).astext()
+    assert figure_cache.context_free(figure(table, markup("<svg/>"), nodes.literal_block("x", "x", language="text")))
+    assert not figure_cache.context_free(figure(nodes.math("", "x^2")))  # MathJax is loaded per page
+    assert not figure_cache.context_free(figure(nodes.literal_block("x", "x")))  # the page's highlight language
+    assert not figure_cache.context_free(figure(nodes.reference("", "up", refid="top")))  # resolved on the page
+    assert figure_cache.context_free(figure(nodes.paragraph("", "", nodes.reference("", "file", refuri="a/b.py"))))
+    assert not figure_cache.context_free(figure(nodes.section("", nodes.title("", "A heading"))))
+
+
+def test_a_key_names_values_not_objects() -> None:
+    class Opaque:
+        pass
+
+    first, second = plain({"f": Opaque(), "n": 1.5, "t": (1, "a")}), plain({"f": Opaque(), "n": 1.5, "t": (1, "a")})
+    assert first == second and first["t"] == [1, "a"] and first["n"] == "1.5"
+    assert "0x" not in first["f"]
+
+
+@pytest.mark.parametrize(("builder", "theme"), [("html", "alabaster"), ("singlehtml", "alabaster"),
+                                                ("html", "pydata_sphinx_theme")])
+def test_the_course_is_the_same_with_kept_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  builder: str, theme: str) -> None:
+    """Every figure kind of the course (graphs of library models, sweeps, heatmaps with checks and
+    choices), drawn and kept, then used from a fresh output folder, against none kept; a theme with
+    a translator of its own (pydata) and the single-page builder included."""
+    pytest.importorskip(theme)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    course = Path(__file__).resolve().parents[1] / "lessons"
+    src = tmp_path / "course"
+    shutil.copytree(course, src, ignore=shutil.ignore_patterns("_build", "__pycache__", "failures"))
+    overrides = {"tensorviz_execution_mode": "cache-only", "html_theme": theme}
+
+    def pages() -> dict[str, bytes]:
+        built = run_sphinx(src, builder, confoverrides=overrides)
+        assert built.statuscode == 0 and not built.tensorviz_warnings()
+        made = output(built.outdir)
+        shutil.rmtree(src / "_build")
+        return made
+
+    drawn = pages()
+    assert len(kept_entries(tmp_path)) >= 15
+    kept = pages()
+    monkeypatch.setattr(transform, "for_page", lambda page: None)
+    without = pages()
+    assert drawn.keys() == kept.keys() == without.keys()
+    assert [n for n in drawn if drawn[n] != without[n]] == [] and [n for n in kept if kept[n] != without[n]] == []
