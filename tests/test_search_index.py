@@ -65,3 +65,14 @@ def test_the_provenance_footer_is_shown_but_not_indexed(built: Path) -> None:
     short_hash = re.search(r"content hash ([0-9a-f]{12})", footer).group(1)
     words = terms(built)
     assert short_hash not in words and "recorded" not in words and "cpu" not in words
+
+
+def test_words_are_stemmed_by_the_c_stemmer_with_the_same_stems() -> None:
+    """PyStemmer (a dependency) makes Sphinx's stemming fast; its stems are the pure-Python ones."""
+    import snowballstemmer
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    fast = snowballstemmer.stemmer("english")
+    assert type(fast).__module__.startswith("Stemmer")  # the C extension, not the pure-Python fallback
+    words = ["attention", "normalised", "running", "heads", "layers", "activations", "generously", "keys"]
+    assert [fast.stemWord(w) for w in words] == [EnglishStemmer().stemWord(w) for w in words]
