@@ -18,8 +18,10 @@ import pytest
 from docutils import nodes
 
 from conftest import STORE, copy_root, run_sphinx
+from sphinx_tensorviz.features.activations import render as activations_render
 from sphinx_tensorviz.features.graph import render as graph_render
 from sphinx_tensorviz.features.heatmap import render as heatmap_render
+from sphinx_tensorviz.features.tour import render as tour_render
 from sphinx_tensorviz.render import figure_cache, transform
 from sphinx_tensorviz.render.figure_keys import plain
 from sphinx_tensorviz.render.html_nodes import markup, tv_html_figure
@@ -33,7 +35,8 @@ def drawn(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     cache folder of the test's own."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     made: list[str] = []
-    for module, name in ((heatmap_render, "heatmap_parts"), (graph_render, "graph_parts")):
+    for module, name in ((heatmap_render, "heatmap_parts"), (graph_render, "graph_parts"),
+                         (activations_render, "activations_figure"), (tour_render, "steps_figure")):
         real = getattr(module, name)
 
         def counting(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
@@ -78,12 +81,16 @@ def test_a_second_build_draws_nothing_and_writes_the_same_files(drawn: list[str]
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     first = copy_root("snapshot", tmp_path / "first", with_store=True)
     built = build(first)
-    assert sorted(set(drawn)) == ["graph_parts", "heatmap_parts"] and not built.tensorviz_warnings()
-    assert len(kept_entries(tmp_path)) == 2  # the heatmap and the graph (a diagram is authored, not kept)
+    assert sorted(set(drawn)) == ["activations_figure", "graph_parts", "heatmap_parts", "steps_figure"]
+    assert not built.tensorviz_warnings()
+    # the heatmap, the graph and its checkpoints; not the diagram (authored: drawn from the page) nor
+    # the tour (its steps hold math, which MathJax typesets only on pages that say they have some)
+    assert len(kept_entries(tmp_path)) == 3
     del drawn[:]
     again = copy_root("snapshot", tmp_path / "again", with_store=True)  # another checkout, a fresh output
     pages = same_as_without(again, monkeypatch)
-    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == 1  # only in the build without
+    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == drawn.count("activations_figure") == 1
+    assert drawn.count("steps_figure") == 2  # drawn in both builds
     assert any(name.startswith("_tensorviz/") and name.endswith("/run.py") for name in pages)  # downloads
     assert b'class="tv-reveal"' in pages["index.html"] and b"tensorviz.js" in pages["lesson.html"]
     assert b"outer" in pages["searchindex.js"]  # the heatmap's words are still searched
@@ -122,14 +129,17 @@ def test_a_configuration_change_is_a_new_figure(drawn: list[str], tmp_path: Path
 
 def test_damaged_or_pruned_entries_are_drawn_anew(drawn: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     build(copy_root("snapshot", tmp_path / "first", with_store=True))
-    entries = kept_entries(tmp_path)
-    entries[0].write_text("{not json", "utf-8")
-    entry = json.loads(entries[1].read_text("utf-8"))
-    entry["outputs"][0][0] = "../outside.txt"  # a path out of the output folder is never followed
-    entries[1].write_text(json.dumps(entry), "utf-8")
+    for path in kept_entries(tmp_path):
+        entry = json.loads(path.read_text("utf-8"))
+        if entry["outputs"]:  # the figures: a path out of the output folder is never followed
+            entry["outputs"][0][0] = "../outside.txt"
+            path.write_text(json.dumps(entry), "utf-8")
+        else:  # the checkpoints (no files of their own): not JSON any more
+            path.write_text("{not json", "utf-8")
     del drawn[:]
     same_as_without(copy_root("snapshot", tmp_path / "damaged", with_store=True), monkeypatch)
-    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == 2  # drawn anew, then without
+    # drawn anew, then in the build without kept figures
+    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == drawn.count("activations_figure") == 2
     assert not (tmp_path / "damaged" / "_build" / "outside.txt").exists()
     for blob in (tmp_path / "user-cache").rglob("*.blob"):
         blob.unlink()
@@ -150,7 +160,7 @@ def test_a_figure_that_warns_warns_on_every_build(drawn: list[str], tmp_path: Pa
         heatmap.write_text(json.dumps(artifact, indent=2), "utf-8")
         built = build(src)
         assert any("claim failed: Every product is negative." in w for w in built.tensorviz_warnings()), name
-    assert len(kept_entries(tmp_path)) == 1  # the graph only
+    assert len(kept_entries(tmp_path)) == 2  # the graph and its checkpoints only
 
 
 def test_only_figures_that_translate_the_same_anywhere_are_kept() -> None:

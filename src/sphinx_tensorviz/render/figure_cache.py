@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -40,7 +40,6 @@ from sphinx.search import WordCollector
 
 from ..config import app_of
 from ..core.hashing import digest, sha256_text
-from ..core.nodes import tensorviz_figure
 from .cache import RenderCache, artifact_key
 from .figure_keys import FORMAT_VERSION, page_key, plain
 from .html_nodes import (
@@ -82,16 +81,23 @@ class FigureCache:
         self.cache: RenderCache = page.ctx.cache
         self.page_key = page_key(page)
 
-    def figure(self, node: tensorviz_figure, make: Callable[[], nodes.Node]) -> nodes.Node:
-        """The figure of ``node``: kept, or made by ``make`` (and kept when it can be)."""
-        key = self._key(node)
+    def figure(self, node: nodes.Element, make: Callable[[], nodes.Node], drawn_from: Sequence[str] = (),
+               context: Any = None) -> nodes.Node:
+        """The figure of ``node``: kept, or made by ``make`` (and kept when it can be).
+
+        For a page pass's node (checkpoints, a tour), ``drawn_from`` names the artifacts it is
+        drawn from that ``make`` need not ask the store for (the page reads its graphs once), and
+        ``context`` anything else besides the node its drawing depends on (the graph's figure id
+        and view). A figure node's own request is enough for it.
+        """
+        key = self._key(node, drawn_from, context)
         if key is not None:
             kept = self._kept(key)
             if kept is not None:
                 return kept
         with _reads_recorded(self.page) as reads, recording_outputs() as outputs, _warnings_seen() as warned:
             made = make()
-            html = _translate_alone(self.page, made) if context_free(made) else None
+            html = _translate_alone(self.page, made) if isinstance(made, nodes.Element) and context_free(made) else None
         if html is None:
             return made
         words, titled = _searched_text(self.page, made)
@@ -99,14 +105,15 @@ class FigureCache:
             return made
         result = translated(html, words)
         if key is not None and not warned:
-            self._keep(key, result, reads, outputs)
+            self._keep(key, result, [*drawn_from, *(h for h in reads if h not in drawn_from)], outputs)
         return result
 
-    def _key(self, node: tensorviz_figure) -> str | None:
-        if node["request"] is None:  # an authored figure (a diagram): cheap, and drawn from page files
+    def _key(self, node: nodes.Element, drawn_from: Sequence[str], context: Any) -> str | None:
+        if node.get("request") is None and not drawn_from:  # an authored figure (a diagram): cheap
             return None
         notes = {name: self.page.render_notes.get(name) for name in node["names"]}
-        return digest({"page": self.page_key, "node": plain(node.attributes), "notes": plain(notes),
+        return digest({"page": self.page_key, "kind": type(node).__name__, "node": plain(node.attributes),
+                       "notes": plain(notes), "context": plain(context),
                        "children": node.pformat() if len(node) else ""})
 
     def _kept(self, key: str) -> nodes.Node | None:
@@ -144,6 +151,17 @@ class FigureCache:
                  "inputs": reads, "inputsDigest": inputs,
                  "outputs": [[relative, self.cache.keep_blob(content)] for relative, content in named]}
         self.cache.write(key[:2], f"{key[:48]}.{SUFFIX}", json.dumps(entry, ensure_ascii=False))
+
+
+def drawn_from_graph(page: Page, node: nodes.Element, graph: Any, make: Callable[[], nodes.Node],
+                     **context: Any) -> nodes.Node:
+    """A page pass's node drawn from one of the page's graphs (:class:`.graph_page.GraphOnPage`):
+    kept like a figure for HTML builders, by the graph's artifact, figure id and view, and
+    ``context``."""
+    if page.kept is None:
+        return make()
+    context["graph"] = [graph.figure_id, graph.depth, list(graph.expand)]
+    return page.kept.figure(node, make, [graph.artifact["contentHash"]], context)
 
 
 def context_free(tree: nodes.Node) -> bool:

@@ -49,14 +49,14 @@ def render_document(document: nodes.document, env: Any) -> None:
                         builder.get_target_uri(env.docname))
     page = Page(document, env, builder, build_store(env, conf), ctx, Limits.from_settings(conf), conf.mode,
                 registry(app))
+    page.kept = for_page(page)  # translated figures, for HTML builders
     for _order, page_pass in page.registry.passes:
         page_pass(page)
-    kept = for_page(page)  # translated figures, for HTML builders
     for node in list(document.findall(tensorviz_figure)):
         def make(node: tensorviz_figure = node) -> nodes.Node:
             return isolated(figure(page, node))
 
-        node.replace_self(kept.figure(node, make) if kept is not None else make())
+        node.replace_self(page.kept.figure(node, make) if page.kept is not None else make())
     if builder.format == "man":
         captions_before_tables(document)
 

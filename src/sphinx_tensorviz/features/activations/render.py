@@ -27,6 +27,7 @@ from ...render.assemble import prediction_node
 from ...render.bidi import isolated
 from ...render.cache import RenderCache, artifact_key
 from ...render.describe import fmt
+from ...render.figure_cache import drawn_from_graph
 from ...render.graph_page import GraphOnPage
 from ...render.heatmap_svg import heatmap_svg
 from ...render.html_nodes import markup as html_markup
@@ -47,7 +48,16 @@ def render_activations(page: Page) -> None:
     set per point, following the graph's controls."""
     for strips in list(page.document.findall(tensorviz_activations)):
         graph = page.graph_for(strips, "tv-activations")
-        strips.replace_self(isolated(_drawn(strips, graph, page)) if graph else [])
+        if graph is None:
+            strips.replace_self([])
+            continue
+
+        def make(strips: tensorviz_activations = strips, graph: GraphOnPage = graph) -> nodes.Node:
+            return isolated(_drawn(strips, graph, page))
+
+        owner = page.swept_graphs.get(strips["graph"])  # a swept graph's points are read as drawn
+        strips.replace_self(drawn_from_graph(page, strips, graph, make, sweep=owner and [
+            owner[0], [point.request.content_hash for point in owner[1].points]]))
 
 
 def _drawn(strips: tensorviz_activations, graph: GraphOnPage, page: Page) -> nodes.Node:
