@@ -12,7 +12,6 @@ one is drawn anew.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Callable
@@ -102,20 +101,6 @@ class RenderCache:
             replace_atomically(path, content, mode=None)  # the user's own cache: owner-only, as it was
         except OSError:
             pass
-
-    def blob(self, sha256: str) -> bytes | None:
-        """The kept file whose sha256 is ``sha256``, checked (a damaged one counts as absent)."""
-        content = self.read(sha256[:2], f"{sha256}.blob")
-        if content is None or hashlib.sha256(content).hexdigest() != sha256:
-            return None
-        return content
-
-    def keep_blob(self, content: bytes) -> str:
-        """Keep ``content`` by its sha256 (once: the same bytes are one entry) and return the hash."""
-        sha256 = hashlib.sha256(content).hexdigest()
-        if not (self.root / sha256[:2] / f"{sha256}.blob").is_file():
-            self.write(sha256[:2], f"{sha256}.blob", content)
-        return sha256
 
 
 def _keep(path: Path) -> None:

@@ -7,8 +7,8 @@ fresh-output build of a course spends beyond its prose. So, for HTML builders, e
 as the HTML its nodes translate to, in the drawing cache (:mod:`.cache`), with
 
 * the words the search index would have read in it (indexed again from the kept figure);
-* the files it needs next to its page (downloads, a graph's module files), kept by their sha256
-  and written again on use;
+* the files it needs next to its page (downloads, a graph's module files), with their sha256,
+  written again on use;
 * the artifacts it read, with the state of the project files they name: checked on every use, so
   a re-executed, pulled or edited artifact, or an edited model file, is drawn anew.
 
@@ -27,6 +27,8 @@ of its own, never in its place on the page, so a hit and a miss write the same b
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
@@ -52,7 +54,7 @@ from .html_nodes import (
     tv_html_tag,
     tv_html_translated,
 )
-from .outputs import recording_outputs, write_if_changed
+from .outputs import recording_outputs, write_files
 from .page import Page
 
 SUFFIX = "figure.json"
@@ -126,13 +128,12 @@ class FigureCache:
             return None
         outdir = Path(self.page.builder.outdir)
         files = []
-        for relative, sha256 in entry["outputs"]:
-            content = self.cache.blob(sha256)
-            if content is None:  # pruned or damaged: the figure is made again
+        for relative, sha256, text, encoding in entry["outputs"]:
+            content = text.encode("utf-8") if encoding == "utf-8" else base64.b64decode(text)
+            if hashlib.sha256(content).hexdigest() != sha256:  # damaged: the figure is made again
                 return None
             files.append((outdir / relative, content))
-        for target, content in files:  # in the order they were made (a module index last)
-            write_if_changed(target, content)
+        write_files(files)  # in the order they were made (a module index last)
         return translated(entry["markup"], entry["words"])
 
     def _keep(self, key: str, result: tv_html_translated, reads: list[str], outputs: dict[Path, bytes]) -> None:
@@ -149,8 +150,17 @@ class FigureCache:
             return
         entry = {"version": FORMAT_VERSION, "markup": result["markup"], "words": result.astext(),
                  "inputs": reads, "inputsDigest": inputs,
-                 "outputs": [[relative, self.cache.keep_blob(content)] for relative, content in named]}
+                 "outputs": [[relative, hashlib.sha256(content).hexdigest(), *_as_text(content)]
+                             for relative, content in named]}
         self.cache.write(key[:2], f"{key[:48]}.{SUFFIX}", json.dumps(entry, ensure_ascii=False))
+
+
+def _as_text(content: bytes) -> tuple[str, str]:
+    """A file's bytes as JSON text: as they read when they are UTF-8 (nearly all), else base64."""
+    try:
+        return content.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return base64.b64encode(content).decode("ascii"), "base64"
 
 
 def drawn_from_graph(page: Page, node: nodes.Element, graph: Any, make: Callable[[], nodes.Node],
@@ -346,7 +356,8 @@ def _well_formed(entry: Any) -> bool:
             and all(isinstance(h, str) for h in entry["inputs"]) and isinstance(entry.get("outputs"), list)):
         return False
     for item in entry["outputs"]:
-        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
+        if not (isinstance(item, list) and len(item) == 4 and all(isinstance(part, str) for part in item)
+                and item[3] in ("utf-8", "base64")):
             return False
         relative = PurePosixPath(item[0])
         if relative.is_absolute() or ".." in relative.parts or not relative.parts:

@@ -53,6 +53,28 @@ def write_if_changed(target: Path, content: bytes) -> None:
         target.write_bytes(content)
 
 
+def write_files(files: list[tuple[Path, bytes]]) -> None:
+    """Write each file as :func:`write_if_changed` would, in order, with one ``mkdir`` per folder;
+    a folder this call made is new, so its files are written without being read first (a fresh
+    output folder: every file a kept figure puts back)."""
+    made: set[Path] = set()
+    seen: set[Path] = set()
+    for target, content in files:
+        folder = target.parent
+        if folder not in seen:
+            seen.add(folder)
+            try:
+                folder.mkdir(parents=not folder.parent.is_dir())
+                made.add(folder)
+            except FileExistsError:
+                pass
+        if folder in made:
+            declare_output(target, content)
+            target.write_bytes(content)
+        else:
+            write_if_changed(target, content)
+
+
 def replace_atomically(target: Path, text: str | bytes, mode: int | None = 0o644) -> None:
     """Write ``text`` (UTF-8 when a string) to ``target`` through a temporary file beside it, so a
     reader (or a parallel writer of the same bytes) sees the old file or the new one, never a part.
