@@ -29,11 +29,9 @@ from ...render.cache import RenderCache, artifact_key
 from ...render.describe import fmt
 from ...render.figure_cache import drawn_from_graph
 from ...render.graph_page import GraphOnPage
-from ...render.heatmap_svg import heatmap_svg
 from ...render.html_nodes import markup as html_markup
 from ...render.html_nodes import scroll_region, tv_html_tag
 from ...render.ids import slugify
-from ...render.maps_svg import small_multiples_svg
 from ...render.page import Page
 from ...render.sweep_figures import per_point, point_figure_id, switcher
 from ...render.tables import data_table
@@ -152,7 +150,7 @@ def _strip(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[
     columns = [f"f{j}" for j in range(len(values))]
     data = {"values": [values], "rows": [row], "columns": columns, "unit": "activation", "diverging": True}
     table = data_table(f"Values at {name}", "", [row], columns, [[fmt(v) for v in values]])
-    return label, lambda alt: heatmap_svg(data, title=label, alt=alt, colormap=None), table
+    return label, lambda alt: _heatmap_svg(data, title=label, alt=alt, colormap=None), table
 
 
 def _maps(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[str], str], nodes.table]:
@@ -175,5 +173,20 @@ def _maps(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[s
     columns = [f"{unit} {k}" for k in range(len(record["values"]))]
     table = data_table(f"Mean value of each {unit} at {name}", "", ["mean"], columns,
                        [[fmt(v) for v in record["values"]]])
-    return label, lambda alt: small_multiples_svg(maps, titles, title=label, alt=alt,
-                                                  diverging=layout == "channels"), table
+    return label, lambda alt: _small_multiples_svg(maps, titles, title=label, alt=alt,
+                                                      diverging=layout == "channels"), table
+
+
+# The SVG drawing code is imported when a checkpoint is first drawn: a build whose checkpoints all
+# come from the drawing cache, or were kept translated (render/figure_cache.py), never loads it.
+
+def _heatmap_svg(*args: Any, **kwargs: Any) -> str:
+    from ...render.heatmap_svg import heatmap_svg
+
+    return heatmap_svg(*args, **kwargs)
+
+
+def _small_multiples_svg(*args: Any, **kwargs: Any) -> str:
+    from ...render.maps_svg import small_multiples_svg
+
+    return small_multiples_svg(*args, **kwargs)

@@ -10,7 +10,6 @@ from docutils import nodes
 from ...core.hashing import digest
 from ...core.request import renderer_fingerprint
 from ...render.cache import RenderCache
-from ...render.diagram_svg import diagram_to_svg
 from ...render.parts import FigureParts
 from ...render.pdf import diagram_pdf
 from ...render.registry import Authored
@@ -25,12 +24,19 @@ def diagram_parts(diagram: dict[str, Any], render: dict[str, Any], cache: Render
     merged.update(title=title, alt=alt)
     key = digest(merged)  # the drawing's cache key also names the drawing code, so new code redraws
     svg = cache.svg(key, digest({"renderer": renderer_fingerprint(), "diagram": key}),
-                    partial(diagram_to_svg, merged, id_prefix=ID_TOKEN))
+                    partial(_diagram_to_svg, merged, id_prefix=ID_TOKEN))
     details: list[nodes.Node] = []
     for text in (render.get("description"), diagram.get("reading")):
         if text:
             details.append(nodes.paragraph("", text, classes=["tv-longdesc"]))
     return FigureParts(title=title, alt=alt, svg=svg, details=details, draw_pdf=lambda path: diagram_pdf(merged, path))
+
+
+def _diagram_to_svg(*args: Any, **kwargs: Any) -> str:
+    """The drawing code, imported on a drawing-cache miss only (a cached diagram needs none of it)."""
+    from ...render.diagram_svg import diagram_to_svg
+
+    return diagram_to_svg(*args, **kwargs)
 
 
 def diagram_footer(diagram: dict[str, Any]) -> str:
