@@ -10,6 +10,7 @@ that changes from run to run only costs a miss.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
 from enum import Enum
@@ -79,11 +80,11 @@ def _code_identity() -> str:
 
     package = Path(__file__).resolve().parent.parent
     files = []
-    for path in sorted(package.rglob("*")):
-        if "__pycache__" in path.parts or not path.is_file():
-            continue
-        stat = path.stat()
-        files.append([path.relative_to(package).as_posix(), stat.st_size, stat.st_mtime_ns])
+    for folder, subfolders, names in os.walk(package):
+        subfolders[:] = sorted(s for s in subfolders if s != "__pycache__")
+        for name in sorted(names):
+            stat = os.stat(os.path.join(folder, name))
+            files.append([os.path.relpath(os.path.join(folder, name), package), stat.st_size, stat.st_mtime_ns])
     return digest({"files": files, "python": sys.version, "sphinx": sphinx.__version__,
                    "docutils": docutils.__version__, "pygments": pygments.__version__})
 

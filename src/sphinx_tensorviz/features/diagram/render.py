@@ -11,7 +11,6 @@ from ...core.hashing import digest
 from ...core.request import renderer_fingerprint
 from ...render.cache import RenderCache
 from ...render.parts import FigureParts
-from ...render.pdf import diagram_pdf
 from ...render.registry import Authored
 from ...render.svg import ID_TOKEN
 
@@ -29,7 +28,7 @@ def diagram_parts(diagram: dict[str, Any], render: dict[str, Any], cache: Render
     for text in (render.get("description"), diagram.get("reading")):
         if text:
             details.append(nodes.paragraph("", text, classes=["tv-longdesc"]))
-    return FigureParts(title=title, alt=alt, svg=svg, details=details, draw_pdf=lambda path: diagram_pdf(merged, path))
+    return FigureParts(title=title, alt=alt, svg=svg, details=details, draw_pdf=lambda path: _diagram_pdf(merged, path))
 
 
 def _diagram_to_svg(*args: Any, **kwargs: Any) -> str:
@@ -37,6 +36,12 @@ def _diagram_to_svg(*args: Any, **kwargs: Any) -> str:
     from ...render.diagram_svg import diagram_to_svg
 
     return diagram_to_svg(*args, **kwargs)
+
+
+def _diagram_pdf(diagram: dict[str, Any], path: Any) -> None:
+    from ...render.pdf import diagram_pdf  # the LaTeX builder's only
+
+    diagram_pdf(diagram, path)
 
 
 def diagram_footer(diagram: dict[str, Any]) -> str:
