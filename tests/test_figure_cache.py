@@ -220,3 +220,15 @@ def test_the_course_is_the_same_with_kept_figures(tmp_path: Path, monkeypatch: p
     without = pages()
     assert drawn.keys() == kept.keys() == without.keys()
     assert [n for n in drawn if drawn[n] != without[n]] == [] and [n for n in kept if kept[n] != without[n]] == []
+
+
+def test_a_figure_that_cannot_be_translated_alone_is_left_to_the_page(drawn: list[str], tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error while translating a figure on its own keeps nothing: the page's writer translates it
+    in place, as before, and the builder is left as it was."""
+    def failing(page: Any) -> Any:
+        raise RuntimeError("no translator here")
+
+    monkeypatch.setattr(figure_cache, "_as_written", failing)
+    pages = same_as_without(copy_root("snapshot", tmp_path / "src", with_store=True), monkeypatch)
+    assert kept_entries(tmp_path) == [] and b'class="tv-reveal"' in pages["index.html"]

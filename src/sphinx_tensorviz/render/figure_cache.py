@@ -189,15 +189,21 @@ def context_free(tree: nodes.Node) -> bool:
     return True
 
 
-def _translate_alone(page: Page, tree: nodes.Node) -> str:
-    """``tree``'s HTML, translated by the page's own translator on a document of its own."""
+def _translate_alone(page: Page, tree: nodes.Node) -> str | None:
+    """``tree``'s HTML, translated by the page's own translator on a document of its own; ``None``
+    if that fails, so the page's writer translates it in place as it always did (and reports any
+    error there, as Sphinx does)."""
     builder = page.builder
     alone = new_document(page.document.get("source", ""), builder.docsettings)
     alone += tree
-    with _as_written(page):
-        translator = builder.create_translator(alone, builder)
-        tree.walkabout(translator)
-    alone.remove(tree)
+    try:
+        with _as_written(page):
+            translator = builder.create_translator(alone, builder)
+            tree.walkabout(translator)
+    except Exception:  # noqa: BLE001 - any translator error: not kept, translated with the page
+        return None
+    finally:
+        alone.remove(tree)
     return "".join(translator.body)
 
 
