@@ -129,10 +129,14 @@ def test_a_configuration_change_is_a_new_figure(drawn: list[str], tmp_path: Path
 
 def test_damaged_or_altered_entries_are_drawn_anew(drawn: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     build(copy_root("snapshot", tmp_path / "first", with_store=True))
+    damage = iter([
+        lambda output: output.__setitem__(0, "../outside.txt"),  # a path out of the output folder
+        lambda output: output.__setitem__(slice(2, 4), ["@@not base64@@", "base64"]),
+    ])
     for path in kept_entries(tmp_path):
         entry = json.loads(path.read_text("utf-8"))
-        if entry["outputs"]:  # the figures: a path out of the output folder is never followed
-            entry["outputs"][0][0] = "../outside.txt"
+        if entry["outputs"]:  # the two figures
+            next(damage)(entry["outputs"][0])
             path.write_text(json.dumps(entry), "utf-8")
         else:  # the checkpoints (no files of their own): not JSON any more
             path.write_text("{not json", "utf-8")
@@ -174,10 +178,13 @@ def test_only_figures_that_translate_the_same_anywhere_are_kept() -> None:
         return made
 
     table = nodes.table("", nodes.title("", "Data"))
-    assert figure(table, markup("<svg/>"), nodes.literal_block("x", "x", language="text")).astext()
-    assert figure_cache.context_free(figure(table, markup("<svg/>"), nodes.literal_block("x", "x", language="text")))
+    output = nodes.literal_block("x", "x", language="text", linenos=False)
+    assert figure_cache.context_free(figure(table, markup("<svg/>"), output))
     assert not figure_cache.context_free(figure(nodes.math("", "x^2")))  # MathJax is loaded per page
     assert not figure_cache.context_free(figure(nodes.literal_block("x", "x")))  # the page's highlight language
+    # the page's line-number threshold; Sphinx's doctest-flag trimming
+    assert not figure_cache.context_free(figure(nodes.literal_block("x", "x", language="text")))
+    assert not figure_cache.context_free(figure(nodes.literal_block(">>> 1", ">>> 1", language="pycon", linenos=False)))
     assert not figure_cache.context_free(figure(nodes.reference("", "up", refid="top")))  # resolved on the page
     assert figure_cache.context_free(figure(nodes.paragraph("", "", nodes.reference("", "file", refuri="a/b.py"))))
     assert not figure_cache.context_free(figure(nodes.section("", nodes.title("", "A heading"))))
@@ -232,3 +239,54 @@ def test_a_figure_that_cannot_be_translated_alone_is_left_to_the_page(drawn: lis
     monkeypatch.setattr(figure_cache, "_as_written", failing)
     pages = same_as_without(copy_root("snapshot", tmp_path / "src", with_store=True), monkeypatch)
     assert kept_entries(tmp_path) == [] and b'class="tv-reveal"' in pages["index.html"]
+
+
+def artifact_of(src: Path, kind: str) -> Path:
+    return next(p for p in (src / STORE).glob("*.json") if json.loads(p.read_text("utf-8"))["data"]["kind"] == kind)
+
+
+def test_what_a_figure_shows_of_its_artifact_and_files_is_checked_byte_for_byte(
+        drawn: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Printed output (with a stray surrogate), an artifact file whose line endings changed (a git
+    checkout with autocrlf) and a model file whose line endings changed: each is shown as it is
+    now, although the request, and so the content hash, is the same."""
+    build(copy_root("snapshot", tmp_path / "first", with_store=True))
+    src = copy_root("snapshot", tmp_path / "edited", with_store=True)
+    heatmap = artifact_of(src, "heatmap")
+    artifact = json.loads(heatmap.read_text("utf-8"))
+    artifact["stdout"] = "printed later \ud800\n"
+    heatmap.write_text(json.dumps(artifact, indent=2), "utf-8")
+    graph = artifact_of(src, "graph")
+    graph.write_bytes(graph.read_bytes().replace(b"\n", b"\r\n"))
+    model = src / "models" / "tiny.py"
+    model.write_bytes(model.read_bytes().replace(b"\n", b"\r\n"))
+    index = src / "index.md"  # the page's code settings do not reach the printed output
+    index.write_text("```{highlight} python\n:linenothreshold: 1\n```\n\n" + index.read_text("utf-8"), "utf-8")
+    pages = same_as_without(src, monkeypatch)
+    assert b"printed later" in pages["index.html"]
+    downloads = {name: content for name, content in pages.items() if name.startswith("_tensorviz/")}
+    assert graph.read_bytes() in downloads.values() and model.read_bytes() in downloads.values()
+
+
+def test_settings_outside_the_configuration_are_part_of_the_key(drawn: list[str], tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A docutils.conf (the writer's table style) and an edit of conf.py itself (which may define a
+    translator) make new figures."""
+    build(copy_root("snapshot", tmp_path / "first", with_store=True))
+    settings = tmp_path / "docutils.conf"
+    settings.write_text("[html writers]\ntable_style: booktabs\n", "utf-8")
+    monkeypatch.setenv("DOCUTILSCONFIG", str(settings))
+    pages = same_as_without(copy_root("snapshot", tmp_path / "styled", with_store=True), monkeypatch)
+    assert b"booktabs" in pages["index.html"]
+    monkeypatch.delenv("DOCUTILSCONFIG")
+    src = copy_root("snapshot", tmp_path / "conf", with_store=True)
+    (src / "conf.py").write_text((src / "conf.py").read_text("utf-8") + "\n# a translator could be here\n", "utf-8")
+    del drawn[:]
+    build(src)
+    assert drawn.count("heatmap_parts") == 1
+
+
+def test_only_html_dirhtml_and_singlehtml_keep_figures(drawn: list[str], tmp_path: Path) -> None:
+    """epub (and htmlhelp) rewrite the links and ids of a whole page when they write it."""
+    built = run_sphinx(copy_root("snapshot", tmp_path / "src", with_store=True), "epub")
+    assert built.statuscode == 0 and kept_entries(tmp_path) == []

@@ -99,7 +99,7 @@ class RenderCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             replace_atomically(path, content, mode=None)  # the user's own cache: owner-only, as it was
-        except OSError:
+        except (OSError, ValueError):  # ValueError: text that cannot be written as UTF-8
             pass
 
 

@@ -3,14 +3,15 @@ figure it translated before.
 
 With every drawing cached, a figure still becomes thousands of docutils nodes (data tables,
 outlines, check lists) that Sphinx then translates and walks for the search index: most of what a
-fresh-output build of a course spends beyond its prose. So, for HTML builders, each figure is kept
+fresh-output build of a course spends beyond its prose. So, for the HTML builders that write the
+translator's HTML as it is (:data:`KEEPING_BUILDERS`), each figure is kept
 as the HTML its nodes translate to, in the drawing cache (:mod:`.cache`), with
 
 * the words the search index would have read in it (indexed again from the kept figure);
 * the files it needs next to its page (downloads, a graph's module files), with their sha256,
   written again on use;
-* the artifacts it read, with the state of the project files they name: checked on every use, so
-  a re-executed, pulled or edited artifact, or an edited model file, is drawn anew.
+* the artifacts it read, with the state of the project files they name: checked, byte for byte, on
+  every use, so a re-executed, pulled or edited artifact, or an edited model file, is drawn anew.
 
 The entry's name covers everything else the HTML depends on: the figure node (its request,
 options and ids), the notes page passes left for it, the page and its builder, the builder's
@@ -42,7 +43,7 @@ from sphinx.search import WordCollector
 
 from ..config import app_of
 from ..core.hashing import digest, sha256_text
-from .cache import RenderCache, artifact_key
+from .cache import RenderCache
 from .figure_keys import FORMAT_VERSION, page_key, plain
 from .html_nodes import (
     translated,
@@ -60,6 +61,11 @@ from .page import Page
 SUFFIX = "figure.json"
 
 #: node classes (exactly these, not subclasses) whose HTML depends only on the node and the configuration
+#: code languages whose blocks Sphinx may trim of doctest flags after the figures are drawn
+_DOCTEST_LANGUAGES = frozenset({"pycon", "pycon3", "py", "python", "py3", "python3", "default", "guess"})
+#: builders whose pages are the translator's HTML as it is (epub and htmlhelp rewrite links and ids
+#: of the whole page when they write it)
+KEEPING_BUILDERS = frozenset({"html", "dirhtml", "singlehtml"})
 _CONTEXT_FREE = frozenset({
     nodes.Text, nodes.paragraph, nodes.strong, nodes.emphasis, nodes.literal, nodes.inline,
     nodes.container, nodes.bullet_list, nodes.enumerated_list, nodes.list_item, nodes.table,
@@ -70,9 +76,9 @@ _CONTEXT_FREE = frozenset({
 
 
 def for_page(page: Page) -> FigureCache | None:
-    """The kept figures for ``page``, or ``None`` where figures are not kept (a builder that does
-    not write HTML, or one without the settings Sphinx translates its pages with)."""
-    if not page.html or getattr(page.builder, "docsettings", None) is None:
+    """The kept figures for ``page``, or ``None`` where figures are not kept (a builder other than
+    :data:`KEEPING_BUILDERS`, or one without the settings Sphinx translates its pages with)."""
+    if page.builder.name not in KEEPING_BUILDERS or getattr(page.builder, "docsettings", None) is None:
         return None
     return FigureCache(page)
 
@@ -129,7 +135,10 @@ class FigureCache:
         outdir = Path(self.page.builder.outdir)
         files = []
         for relative, sha256, text, encoding in entry["outputs"]:
-            content = text.encode("utf-8") if encoding == "utf-8" else base64.b64decode(text)
+            try:
+                content = text.encode("utf-8") if encoding == "utf-8" else base64.b64decode(text, validate=True)
+            except ValueError:  # not text or not base64: damaged
+                return None
             if hashlib.sha256(content).hexdigest() != sha256:  # damaged: the figure is made again
                 return None
             files.append((outdir / relative, content))
@@ -152,7 +161,8 @@ class FigureCache:
                  "inputs": reads, "inputsDigest": inputs,
                  "outputs": [[relative, hashlib.sha256(content).hexdigest(), *_as_text(content)]
                              for relative, content in named]}
-        self.cache.write(key[:2], f"{key[:48]}.{SUFFIX}", json.dumps(entry, ensure_ascii=False))
+        # ASCII: any text a figure shows can be kept, lone surrogates from lesson output included
+        self.cache.write(key[:2], f"{key[:48]}.{SUFFIX}", json.dumps(entry))
 
 
 def _as_text(content: bytes) -> tuple[str, str]:
@@ -184,8 +194,9 @@ def context_free(tree: nodes.Node) -> bool:
             return False  # a section or sidebar title depends on the headings around it
         if kind is nodes.reference and ("refuri" not in node or node.get("refid") or node.get("internal")):
             return False  # an internal link is resolved against the page
-        if kind is nodes.literal_block and "language" not in node:
-            return False  # the page's highlight language would apply
+        if kind is nodes.literal_block and ("language" not in node or "linenos" not in node
+                                            or node["language"] in _DOCTEST_LANGUAGES):
+            return False  # the page's highlight settings would apply, or Sphinx's doctest-flag trimming
     return True
 
 
@@ -254,38 +265,45 @@ def _searched_text(page: Page, tree: nodes.Node) -> tuple[str, bool]:
 
 
 def _inputs_digest(page: Page, hashes: list[str]) -> str | None:
-    """What the artifacts named by ``hashes`` are now, and which of their project files are as
-    recorded (downloads and source panels show only those); ``None`` if one is not usable."""
+    """What the artifacts named by ``hashes`` are now (their stored bytes: a figure shows their
+    printed output and offers the file itself), and the state of the project files they name
+    (downloads and source panels show those still as recorded, byte for byte); ``None`` if one
+    is not usable."""
     state = []
     for content_hash in hashes:
         found = page.store.read_artifact(content_hash)
         if not isinstance(found, dict):
             return None
+        stored = hashlib.sha256(page.store.artifact_text(content_hash, found)).hexdigest()
         files = found.get("request", {}).get("files", {})
-        state.append([content_hash, artifact_key(found),
-                      [[name, _as_recorded(page, name, sha256)] for name, sha256 in sorted(files.items())
-                       if name != "<inline>"]])
+        state.append([content_hash, stored, [[name, *_project_file(page, name, sha256)]
+                                             for name, sha256 in sorted(files.items()) if name != "<inline>"]])
     return digest(state)
 
 
-def _as_recorded(page: Page, relative: str, recorded: str) -> bool:
-    """Whether the project file ``relative`` exists inside the project and holds the recorded text."""
+def _project_file(page: Page, relative: str, recorded: str) -> tuple[bool, str | None]:
+    """Whether the project file ``relative`` is inside the project and holds the recorded text (as
+    the downloads and source panels decide), and the sha256 of its bytes (what a download copies:
+    the same text with other line endings is another file)."""
     root = page.ctx.srcdir.resolve()
     path = (page.ctx.srcdir / relative).resolve()
     if not path.is_relative_to(root):
-        return False
+        return False, None
     try:
         stat = path.stat()
     except OSError:
-        return False
-    seen = vars(app_of(page.env)).setdefault("_tensorviz_project_texts", {})
+        return False, None
+    seen = vars(app_of(page.env)).setdefault("_tensorviz_project_files", {})
     signature = (str(path), stat.st_mtime_ns, stat.st_size)
     if signature not in seen:
         try:
-            seen[signature] = sha256_text(path.read_text("utf-8")) if path.is_file() else None
+            raw = path.read_bytes()
+            text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text reads it
+            seen[signature] = (sha256_text(text), hashlib.sha256(raw).hexdigest())
         except (OSError, UnicodeDecodeError):
-            seen[signature] = None
-    return seen[signature] == recorded
+            seen[signature] = (None, None)
+    text_sha, raw_sha = seen[signature]
+    return text_sha == recorded, raw_sha
 
 
 @contextmanager
@@ -366,6 +384,7 @@ def _well_formed(entry: Any) -> bool:
                 and item[3] in ("utf-8", "base64")):
             return False
         relative = PurePosixPath(item[0])
-        if relative.is_absolute() or ".." in relative.parts or not relative.parts:
-            return False
+        plain_path = not relative.is_absolute() and ".." not in relative.parts and bool(relative.parts)
+        if not plain_path or "\\" in item[0] or ":" in item[0]:
+            return False  # only a plain relative path stays inside the output folder on every system
     return True

@@ -10,6 +10,7 @@ that changes from run to run only costs a miss.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
 import sys
@@ -64,11 +65,27 @@ def page_key(page: Page) -> str:
         shared[builder.name] = digest({
             "version": FORMAT_VERSION, "code": _code_identity(),
             "config": {opt.name: plain(opt.value) for opt in app.config},
+            # conf.py may define a translator or node handler (no module file of its own), and
+            # docutils.conf files give the writer settings (table_style, ...)
+            "conf.py": _file_digest(Path(app.confdir) / "conf.py") if app.confdir else None,
+            "writer": {name: plain(value) for name, value in sorted(vars(builder.docsettings).items())
+                       if name not in _RUN_SETTINGS},
             "translator": _translator_identity(app, builder),
             "registry": _registry_identity(page.registry),
         })
     return digest({"build": shared[builder.name], "builder": [builder.name, builder.format],
                    "docname": page.docname, "uri": builder.get_target_uri(page.docname), "mode": page.mode})
+
+
+#: docutils settings that are the run's objects, not options of the writer
+_RUN_SETTINGS = frozenset({"env", "warning_stream", "record_dependencies", "_source", "_destination"})
+
+
+def _file_digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 @cache

@@ -186,7 +186,8 @@ def printed_output(stdout: str) -> nodes.Element:
     shown = "\n".join(lines[-40:])
     box = nodes.container(classes=["tv-stdout"])
     box += nodes.paragraph("", "", nodes.strong("", "Printed by the code"))
-    box += nodes.literal_block(shown, shown, language="text")  # output, not code: never highlighted as such
+    # output, not code: never highlighted or numbered as the page's code is
+    box += nodes.literal_block(shown, shown, language="text", linenos=False)
     return box
 
 
