@@ -96,7 +96,8 @@ def test_a_second_build_draws_nothing_and_writes_the_same_files(drawn: list[str]
     assert b"outer" in pages["searchindex.js"]  # the heatmap's words are still searched
 
 
-def test_a_re_executed_artifact_is_shown_anew(drawn: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_re_executed_artifact_is_shown_anew(drawn: list[str], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     build(copy_root("snapshot", tmp_path / "first", with_store=True))
     src = copy_root("snapshot", tmp_path / "edited", with_store=True)
     for path in (src / STORE).glob("*.json"):  # the same request, run again later
@@ -120,14 +121,16 @@ def test_an_edited_model_is_not_shown_from_a_kept_figure(drawn: list[str], tmp_p
     assert not any(name.endswith("/models/tiny.py") for name in pages)
 
 
-def test_a_configuration_change_is_a_new_figure(drawn: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_configuration_change_is_a_new_figure(drawn: list[str], tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     build(copy_root("snapshot", tmp_path / "first", with_store=True))
     src = copy_root("snapshot", tmp_path / "icon", with_store=True)
     pages = same_as_without(src, monkeypatch, html_permalinks_icon="#")
     assert b'title="Link to this table">#</a>' in pages["index.html"]  # the data table's caption link
 
 
-def test_damaged_or_altered_entries_are_drawn_anew(drawn: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_damaged_or_altered_entries_are_drawn_anew(drawn: list[str], tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     build(copy_root("snapshot", tmp_path / "first", with_store=True))
     damage = iter([
         lambda output: output.__setitem__(0, "../outside.txt"),  # a path out of the output folder
@@ -187,6 +190,8 @@ def test_only_figures_that_translate_the_same_anywhere_are_kept() -> None:
     assert not figure_cache.context_free(figure(nodes.literal_block(">>> 1", ">>> 1", language="pycon", linenos=False)))
     assert not figure_cache.context_free(figure(nodes.reference("", "up", refid="top")))  # resolved on the page
     assert figure_cache.context_free(figure(nodes.paragraph("", "", nodes.reference("", "file", refuri="a/b.py"))))
+    # an author's link to elsewhere: extensions check those after the figures are drawn (extlinks)
+    assert not figure_cache.context_free(figure(nodes.paragraph("", "", nodes.reference("", "x", refuri="https://x.org"))))
     assert not figure_cache.context_free(figure(nodes.section("", nodes.title("", "A heading"))))
 
 

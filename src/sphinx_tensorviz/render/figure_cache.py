@@ -32,6 +32,7 @@ import base64
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -61,6 +62,8 @@ from .page import Page
 SUFFIX = "figure.json"
 
 #: node classes (exactly these, not subclasses) whose HTML depends only on the node and the configuration
+#: a link with a scheme (https:, mailto:, ...) rather than a file of the output folder
+_EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 #: code languages whose blocks Sphinx may trim of doctest flags after the figures are drawn
 _DOCTEST_LANGUAGES = frozenset({"pycon", "pycon3", "py", "python", "py3", "python3", "default", "guess"})
 #: builders whose pages are the translator's HTML as it is (epub and htmlhelp rewrite links and ids
@@ -192,8 +195,11 @@ def context_free(tree: nodes.Node) -> bool:
             return False
         if kind is nodes.title and not isinstance(node.parent, nodes.table):
             return False  # a section or sidebar title depends on the headings around it
-        if kind is nodes.reference and ("refuri" not in node or node.get("refid") or node.get("internal")):
-            return False  # an internal link is resolved against the page
+        if kind is nodes.reference and ("refuri" not in node or node.get("refid") or node.get("internal")
+                                        or _EXTERNAL.match(node["refuri"])):
+            # an internal link is resolved against the page; an external one (in an author's note)
+            # is one that later passes may check, and warn about, on every build (extlinks)
+            return False
         if kind is nodes.literal_block and ("language" not in node or "linenos" not in node
                                             or node["language"] in _DOCTEST_LANGUAGES):
             return False  # the page's highlight settings would apply, or Sphinx's doctest-flag trimming
