@@ -43,7 +43,8 @@ from docutils.utils import new_document
 from sphinx.search import WordCollector
 
 from ..config import app_of
-from ..core.hashing import digest, sha256_text
+from ..core.hashing import digest
+from ..core.locations import recorded_project_file
 from .cache import RenderCache
 from .figure_keys import FORMAT_VERSION, page_key, plain
 from .html_nodes import (
@@ -115,7 +116,7 @@ class FigureCache:
         if titled:  # a title inside a figure feeds the page's search titles: keep it as nodes
             return made
         result = translated(html, words)
-        if key is not None and not warned:
+        if key is not None and not warned.count:
             self._keep(key, result, [*drawn_from, *(h for h in reads if h not in drawn_from)], outputs)
         return result
 
@@ -149,7 +150,6 @@ class FigureCache:
         return translated(entry["markup"], entry["words"])
 
     def _keep(self, key: str, result: tv_html_translated, reads: list[str], outputs: dict[Path, bytes]) -> None:
-        inputs = _inputs_digest(self.page, reads)
         outdir = Path(self.page.builder.outdir).resolve()
         named = []
         for path, content in outputs.items():
@@ -158,6 +158,7 @@ class FigureCache:
             except ValueError:  # a file outside the output folder: not one to put back
                 return
             named.append((relative, content))
+        inputs = _inputs_digest(self.page, reads)
         if inputs is None:
             return
         entry = {"version": FORMAT_VERSION, "markup": result["markup"], "words": result.astext(),
@@ -288,13 +289,11 @@ def _inputs_digest(page: Page, hashes: list[str]) -> str | None:
 
 
 def _project_file(page: Page, relative: str, recorded: str) -> tuple[bool, str | None]:
-    """Whether the project file ``relative`` is inside the project and holds the recorded text (as
-    the downloads and source panels decide), and the sha256 of its bytes (what a download copies:
-    the same text with other line endings is another file)."""
-    root = page.ctx.srcdir.resolve()
+    """Whether the downloads and source panels show the project file ``relative``
+    (:func:`.locations.recorded_project_file`), and the sha256 of its bytes (what a download
+    copies: the same text with other line endings is another file). Known by the file's size and
+    time for the rest of the build."""
     path = (page.ctx.srcdir / relative).resolve()
-    if not path.is_relative_to(root):
-        return False, None
     try:
         stat = path.stat()
     except OSError:
@@ -303,13 +302,11 @@ def _project_file(page: Page, relative: str, recorded: str) -> tuple[bool, str |
     signature = (str(path), stat.st_mtime_ns, stat.st_size)
     if signature not in seen:
         try:
-            raw = path.read_bytes()
-            text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text reads it
-            seen[signature] = (sha256_text(text), hashlib.sha256(raw).hexdigest())
+            shown = recorded_project_file(page.ctx.srcdir, relative, recorded)
+            seen[signature] = (True, hashlib.sha256(shown.read_bytes()).hexdigest()) if shown else (False, None)
         except (OSError, UnicodeDecodeError):
-            seen[signature] = (None, None)
-    text_sha, raw_sha = seen[signature]
-    return text_sha == recorded, raw_sha
+            seen[signature] = (False, None)
+    return seen[signature]
 
 
 @contextmanager
@@ -350,6 +347,8 @@ class _RecordingStore:
 
 
 class _Seen(logging.Handler):
+    """Counts the warnings logged while it is attached."""
+
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.count = 0
@@ -358,22 +357,14 @@ class _Seen(logging.Handler):
         self.count += 1
 
 
-class _Warned:
-    def __init__(self, handler: _Seen) -> None:
-        self.handler = handler
-
-    def __bool__(self) -> bool:
-        return self.handler.count > 0
-
-
 @contextmanager
-def _warnings_seen() -> Iterator[_Warned]:
-    """Whether any warning (the extension's or Sphinx's, suppressed or not) is logged in the block."""
+def _warnings_seen() -> Iterator[_Seen]:
+    """The warnings (the extension's or Sphinx's, suppressed or not) logged in the block."""
     handler = _Seen()
     logger = logging.getLogger("sphinx")
     logger.addHandler(handler)
     try:
-        yield _Warned(handler)
+        yield handler
     finally:
         logger.removeHandler(handler)
 

@@ -12,6 +12,7 @@ from typing import Any
 from docutils import nodes
 
 from ...core.hashing import sha256_text
+from ...core.locations import recorded_project_file
 from ...execute.reproduce import requirements_txt, run_py
 from ...render.outputs import OUTPUT_FOLDER, write_if_changed
 
@@ -41,9 +42,8 @@ def write_downloads(artifact: dict[str, Any], stored: bytes, svg: str, srcdir: P
     for relative, recorded in artifact["request"]["files"].items():
         if relative == "<inline>":
             continue
-        source = (srcdir / relative).resolve()
-        # an artifact is data from the repository: copy only project files, unchanged since recording
-        if source.is_relative_to(root) and source.is_file() and sha256_text(source.read_text("utf-8")) == recorded:
+        source = recorded_project_file(srcdir, relative, recorded)
+        if source is not None:
             files[source.relative_to(root).as_posix()] = source.read_bytes()
     files["run.py"] = run_py(artifact, INLINE_FILE if INLINE_FILE in files else None).encode()
     files["requirements.txt"] = requirements_txt(artifact).encode()

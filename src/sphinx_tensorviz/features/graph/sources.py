@@ -12,7 +12,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from ...core.hashing import sha256_text
+from ...core.locations import recorded_project_file
 from ...render.html_nodes import tv_html_markup
 from ...render.ids import line_id
 from ...render.svg import ID_TOKEN
@@ -25,12 +25,7 @@ def project_file(srcdir: Path, request: dict[str, Any]) -> Path | None:
     resolves inside the source folder and its text still has the recorded sha256.
     """
     entry = request["entry"]
-    root = srcdir.resolve()
-    path = (srcdir / entry).resolve()
-    if entry == "<inline>" or not path.is_relative_to(root) or not path.is_file():
-        return None
-    recorded = request["files"].get(entry)
-    return path if recorded == sha256_text(path.read_text("utf-8")) else None
+    return None if entry == "<inline>" else recorded_project_file(srcdir, entry, request["files"].get(entry))
 
 
 def source_line_href(node: dict[str, Any], shown: frozenset[str] = frozenset({""})) -> str | None:
