@@ -24,6 +24,7 @@ from .config import settings, setup_config
 from .core.nodes import add_placeholder_node, tensorviz_figure
 from .read.collector import RequestCollector
 from .render.assets import add_static_path, link_assets
+from .render.background_writes import setup_background_writes
 from .render.html_nodes import setup_html_nodes
 from .render.latex import setup_latex_nodes
 from .render.post_transform import RenderFigures
@@ -46,6 +47,7 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", _unfreeze)
     # render
     setup_html_nodes(app)
+    setup_background_writes(app)
     setup_latex_nodes(app)
     app.add_post_transform(RenderFigures)
     app.connect("builder-inited", add_static_path)

@@ -32,6 +32,7 @@ class Subtype(str, Enum):
     target = "target"  #: a step names a graph node that does not exist
     config = "config"  #: a ``tensorviz_*`` configuration value is invalid
     limit = FailureKind.limit.value  #: a result, its printed output, a heatmap or a graph is over a ``tensorviz_max_*`` limit
+    output = "output"  #: a file beside the pages (a download, a graph's module file) cannot be written
     layout = "layout"  #: an activation's layout (tokens, channels, heads) cannot be inferred
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Optional
 
+from .background_writes import write
 from .graph_layout import Box, Frame, module_frames
 from .graph_svg import draw_cluster, draw_edge_label, draw_node
 from .graph_view import short_label
@@ -89,23 +90,28 @@ def _script(key: str, name: str, payload: Any) -> str:
 
 
 def write_frame_files(files: Mapping[str, str], key: str, outdir: Path) -> str:
-    """Write the files (:func:`frame_files`) under ``outdir`` once per key; returns their folder
-    relative to ``outdir``."""
+    """Write the files (:func:`frame_files`) under ``outdir`` once per key (on the build's writer
+    thread, :mod:`.background_writes`); returns their folder relative to ``outdir``."""
     folder = f"{FOLDER}/{key}"
     target = outdir / folder
-    for name, text in sorted(files.items(), key=lambda item: item[0] == INDEX):
+    ordered = sorted(files.items(), key=lambda item: item[0] == INDEX)  # index last: it marks "done"
+    for name, text in ordered:
         declare_output(target / name, text.encode("utf-8"))
+    write(target / INDEX, lambda: _write_frames(ordered, target))
+    return folder
+
+
+def _write_frames(ordered: list[tuple[str, str]], target: Path) -> None:
     if (target / INDEX).is_file():  # the key names the graph and the renderer: same key, same files
-        return folder
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         target.mkdir()
         mine = True  # this process made the folder: no other writer is in it, write in place
     except FileExistsError:
         mine = False  # another writer (sphinx -j), or an interrupted build: write each file atomically
-    for name, text in sorted(files.items(), key=lambda item: item[0] == INDEX):  # index last: it marks "done"
+    for name, text in ordered:
         if mine:
             (target / name).write_text(text, "utf-8")
             continue
         replace_atomically(target / name, text)  # the same key's writers write the same bytes
-    return folder

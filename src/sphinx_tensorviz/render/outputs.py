@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .background_writes import write
+
 #: the folder, relative to the HTML output folder, of every file the extension writes
 OUTPUT_FOLDER = "_tensorviz"
 
@@ -39,8 +41,14 @@ def declare_output(target: Path, content: bytes) -> None:
 
 
 def write_if_changed(target: Path, content: bytes) -> None:
-    """Write ``content`` to ``target`` (making its folder) unless the file already holds exactly that."""
+    """Write ``content`` to ``target`` (making its folder) unless the file already holds exactly that.
+
+    The write is made by the build's writer thread (:mod:`.background_writes`), in order."""
     declare_output(target, content)
+    write(target, lambda: _write_if_changed(target, content))
+
+
+def _write_if_changed(target: Path, content: bytes) -> None:
     try:
         if target.read_bytes() == content:
             return
@@ -57,6 +65,13 @@ def write_files(files: list[tuple[Path, bytes]]) -> None:
     """Write each file as :func:`write_if_changed` would, in order, with one ``mkdir`` per folder;
     a folder this call made is new, so its files are written without being read first (a fresh
     output folder: every file a kept figure puts back)."""
+    for target, content in files:
+        declare_output(target, content)
+    if files:
+        write(files[-1][0], lambda: _write_files(files))
+
+
+def _write_files(files: list[tuple[Path, bytes]]) -> None:
     made: set[Path] = set()
     seen: set[Path] = set()
     for target, content in files:
@@ -69,10 +84,9 @@ def write_files(files: list[tuple[Path, bytes]]) -> None:
             except FileExistsError:
                 pass
         if folder in made:
-            declare_output(target, content)
             target.write_bytes(content)
         else:
-            write_if_changed(target, content)
+            _write_if_changed(target, content)
 
 
 def replace_atomically(target: Path, text: str | bytes, mode: int | None = 0o644) -> None:
