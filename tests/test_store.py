@@ -96,6 +96,25 @@ def test_rewriting_identical_bytes_keeps_the_file(store: ArtifactStore, artifact
     assert path.stat().st_mtime_ns == stat.st_mtime_ns and path.stat().st_ino == stat.st_ino
 
 
+def test_the_stored_bytes_digest_follows_the_file(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    """What a kept figure checks its artifacts by: the sha256 of the file as it is now, taken from the
+    read that checked it while the file is unchanged, and from the new bytes once it is replaced."""
+    import hashlib
+
+    from sphinx_tensorviz.render.cache import artifact_key
+
+    path = store.write_artifact(artifact)
+    found = store.read_artifact(artifact["contentHash"])
+    first = store.stored_sha256(artifact["contentHash"], found)
+    assert first == hashlib.sha256(path.read_bytes()).hexdigest()
+    store.write_artifact({**artifact, "generatedAt": "2030-01-01T00:00:00+00:00"})  # re-executed
+    again = store.read_artifact(artifact["contentHash"])
+    second = store.stored_sha256(artifact["contentHash"], again)
+    assert second == hashlib.sha256(path.read_bytes()).hexdigest() != first
+    assert store.stored_sha256(artifact["contentHash"], found) == second  # an old object: the file decides
+    assert artifact_key(again, second) != artifact_key(again, first)
+
+
 def _drop(key: str) -> Any:
     def change(a: dict[str, Any]) -> None:
         del a[key]

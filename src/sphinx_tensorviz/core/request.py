@@ -7,12 +7,13 @@ changes the result, and the *renderer hash* of what only changes the picture.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from .hashing import SCHEMA_VERSION, digest, sha256_text
+from .hashing import SCHEMA_VERSION, digest
 
 INLINE = "<inline>"
 
@@ -85,5 +86,8 @@ def renderer_fingerprint() -> str:
     package = Path(__file__).resolve().parent.parent
     files = [*package.joinpath("render").glob("*.py"), *package.joinpath("render").glob("*.json"),
              *package.joinpath("features").rglob("*.py")]
-    code = sorted((p.relative_to(package).as_posix(), p.read_bytes()) for p in files)
-    return sha256_text(f"{__version__}:" + "".join(f"{n}:{b.hex()}" for n, b in code))
+    hashed = hashlib.sha256(f"{__version__}:".encode())
+    for name, content in sorted((p.relative_to(package).as_posix(), p.read_bytes()) for p in files):
+        hashed.update(f"{name}:{len(content)}:".encode())  # name and length: no two file sets hash alike
+        hashed.update(content)
+    return hashed.hexdigest()

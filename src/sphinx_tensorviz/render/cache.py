@@ -30,14 +30,19 @@ _DAY = 24 * 3600.0
 PRUNED_STAMP = "last-pruned"
 
 
-def artifact_key(artifact: dict[str, Any]) -> str:
+def artifact_key(artifact: dict[str, Any], stored_sha256: str | None = None) -> str:
     """Names one recording by everything drawn from it, so a re-executed, pulled or edited
     artifact never reuses an old drawing.
 
-    Hashing a graph's recording takes milliseconds and every part drawn from it asks, so the key
-    is kept for the artifact object the store handed out (read-only, shared while its file is
-    unchanged): a re-read file is a new object, and gets a new key.
+    Given the sha256 of the artifact's stored bytes (:meth:`~.ArtifactStore.stored_sha256`, known
+    from the read that checked it), the key is made from that: those bytes hold everything drawn.
+    Otherwise the drawn fields are hashed, which takes milliseconds for a graph's recording; every
+    part drawn from it asks, so that key is kept for the artifact object the store handed out
+    (read-only, shared while its file is unchanged): a re-read file is a new object, and gets a
+    new key.
     """
+    if stored_sha256 is not None:
+        return digest({"stored": stored_sha256})
     known = _KEYS.get(id(artifact))
     if known is not None and known[0] is artifact:
         return known[1]

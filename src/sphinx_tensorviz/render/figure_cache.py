@@ -281,7 +281,7 @@ def _inputs_digest(page: Page, hashes: list[str]) -> str | None:
         found = page.store.read_artifact(content_hash)
         if not isinstance(found, dict):
             return None
-        stored = hashlib.sha256(page.store.artifact_text(content_hash, found)).hexdigest()
+        stored = page.store.stored_sha256(content_hash, found)
         files = found.get("request", {}).get("files", {})
         state.append([content_hash, stored, [[name, *_project_file(page, name, sha256)]
                                              for name, sha256 in sorted(files.items()) if name != "<inline>"]])
@@ -291,15 +291,16 @@ def _inputs_digest(page: Page, hashes: list[str]) -> str | None:
 def _project_file(page: Page, relative: str, recorded: str) -> tuple[bool, str | None]:
     """Whether the downloads and source panels show the project file ``relative``
     (:func:`.locations.recorded_project_file`), and the sha256 of its bytes (what a download
-    copies: the same text with other line endings is another file). Known by the file's size and
-    time for the rest of the build."""
-    path = (page.ctx.srcdir / relative).resolve()
+    copies: the same text with other line endings is another file). Known by the file's identity,
+    size and time for the rest of the build (the path is resolved on a miss only: a link that points
+    elsewhere points at another inode)."""
+    path = page.ctx.srcdir / relative
     try:
         stat = path.stat()
     except OSError:
         return False, None
     seen = vars(app_of(page.env)).setdefault("_tensorviz_project_files", {})
-    signature = (str(path), stat.st_mtime_ns, stat.st_size)
+    signature = (str(path), stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
     if signature not in seen:
         try:
             shown = recorded_project_file(page.ctx.srcdir, relative, recorded)
@@ -341,6 +342,10 @@ class _RecordingStore:
     def artifact_text(self, content_hash: str, artifact: dict[str, Any]) -> bytes:
         self._note(content_hash)
         return self._store.artifact_text(content_hash, artifact)
+
+    def stored_sha256(self, content_hash: str, artifact: dict[str, Any]) -> str:
+        self._note(content_hash)
+        return self._store.stored_sha256(content_hash, artifact)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)

@@ -62,17 +62,17 @@ class ArtifactStore:
     """
 
     def __init__(self, root: Path, trusted: dict[str, list[int]] | None = None, max_mb: float | None = None,
-                 read: dict[str, tuple[list[int], dict[str, Any]]] | None = None) -> None:
+                 read: dict[str, tuple[list[int], dict[str, Any], str]] | None = None) -> None:
         self.root = Path(root)
         self.trusted = trusted if trusted is not None else {}
         self.max_mb = max_mb  # larger artifact files are refused unread (tensorviz_max_result_mb)
-        #: hash -> ((mtime_ns, size), artifact) of files read and checked in this process: an unchanged
-        #: file is not read again (the build reads each figure's artifact in several phases)
+        #: hash -> ((mtime_ns, size), artifact, sha256 of the file) of files read and checked in this
+        #: process: an unchanged file is not read again (the build reads each artifact in several phases)
         self.read = read if read is not None else {}
 
     @classmethod
     def for_settings(cls, conf: Any, trusted: dict[str, list[int]] | None = None,
-                     read: dict[str, tuple[list[int], dict[str, Any]]] | None = None) -> ArtifactStore:
+                     read: dict[str, tuple[list[int], dict[str, Any], str]] | None = None) -> ArtifactStore:
         """The store of a :class:`~sphinx_tensorviz.config.Settings`, refusing files over its size limit:
         this folder, or a remote store (``tensorviz_artifact_store`` is a URL) cached in ``store_dir``."""
         if getattr(conf, "store_url", ""):
@@ -189,8 +189,21 @@ class ArtifactStore:
             return StoreProblem(path, f"has a request that does not hash to its name {content_hash[:12]} "
                                       "(edited by hand, or written by another version)")
         self.trusted[content_hash] = signature
-        self.read[content_hash] = (signature, artifact)
+        self.read[content_hash] = (signature, artifact, hashlib.sha256(data).hexdigest())
         return artifact
+
+    def stored_sha256(self, content_hash: str, artifact: dict[str, Any]) -> str:
+        """The sha256 of :meth:`artifact_text`: known from the read that checked the file while it is
+        unchanged (a kept figure checks every artifact it shows this way, on every use)."""
+        known = self.read.get(content_hash)
+        if known is not None and known[1] is artifact:
+            try:
+                stat = self.artifact_path(content_hash).stat()
+            except OSError:
+                stat = None
+            if stat is not None and [stat.st_mtime_ns, stat.st_size] == known[0]:
+                return known[2]
+        return hashlib.sha256(self.artifact_text(content_hash, artifact)).hexdigest()
 
     def artifact_text(self, content_hash: str, artifact: dict[str, Any]) -> bytes:
         """The stored form of ``artifact`` (read with :meth:`read_artifact`): its file's bytes when it

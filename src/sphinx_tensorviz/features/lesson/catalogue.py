@@ -60,7 +60,8 @@ def thumbnail(page: Page, docname: str, request: ExecutionRequest | None) -> str
     key = digest({"thumbnail": request.renderer_hash, **render})
     # the preview is the only part used: kept in the drawing cache, so a fresh output folder
     # copies it instead of making every part of the figure (outline, tables, sources) again
-    drawn = page.ctx.cache.svg(artifact_key(artifact), digest({"preview": key}),  # not the parts' own entry
+    recording = artifact_key(artifact, page.store.stored_sha256(request.content_hash, artifact))
+    drawn = page.ctx.cache.svg(recording, digest({"preview": key}),  # not the parts' own entry
                                lambda: kind.parts(artifact, render, key, replace(page.ctx, outdir=None)).svg)
     relative = write_thumbnail(drawn.replace(ID_TOKEN, f"preview-{request.content_hash[:8]}"),
                                Path(page.builder.outdir), docname)
