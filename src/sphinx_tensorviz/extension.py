@@ -22,6 +22,7 @@ from sphinx.environment import BuildEnvironment
 from . import features
 from .config import settings, setup_config
 from .core.nodes import add_placeholder_node, tensorviz_figure
+from .quick_exit import setup_quick_exit
 from .read.collector import RequestCollector
 from .render.assets import add_static_path, link_assets
 from .render.background_writes import setup_background_writes
@@ -48,6 +49,7 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     # render
     setup_html_nodes(app)
     setup_background_writes(app)
+    setup_quick_exit(app)
     setup_latex_nodes(app)
     app.add_post_transform(RenderFigures)
     app.connect("builder-inited", add_static_path)

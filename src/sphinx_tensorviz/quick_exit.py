@@ -1,0 +1,64 @@
+"""A command-line build ends without Python scanning every object it made, again and again.
+
+Why: when ``sphinx-build`` returns, the interpreter tears itself down, and on the way it runs the
+cycle collector several times over everything still alive (every module, class and function of
+Sphinx, its extensions and their caches). On the course that took 0.25 to 0.35 s on a
+two-core machine, a fifth of a build with every artifact cached, after the last page was
+written, and more with this extension's objects than without.
+
+What it does: after a command-line build that did not crash (``tensorviz_quick_exit = True``,
+the default), an ``atexit`` handler collects the garbage there is at that moment (the build's
+application and environment, with any finalizers they have) and then freezes what is left
+(:func:`gc.freeze`), so the teardown's collections have nothing to scan. Every other ``atexit``
+handler still runs, files are still flushed and closed as their objects go, and the operating
+system frees the memory.
+
+What it changes: an object that becomes cyclic garbage only while the interpreter tears down
+its modules is not collected, so its ``__del__`` does not run. Python does not promise that such
+a method runs at exit, but an extension that relies on it can set ``tensorviz_quick_exit =
+False``. Only ``sphinx-build``, ``python -m sphinx`` and ``python -m sphinx.cmd.build`` get it:
+a process that builds and then goes on (tests, a server, ``tensorviz`` commands) is left alone.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gc
+import sys
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+
+#: whether this process's exit handler is registered (once per process, whatever the builds)
+_REGISTERED = False
+
+_COMMAND_MODULES = frozenset({"sphinx", "sphinx.__main__", "sphinx.cmd.build"})
+_COMMAND_SCRIPTS = frozenset({"sphinx-build", "sphinx-build.exe"})
+
+
+def command_line_build() -> bool:
+    """Whether this process is ``sphinx-build`` (or ``python -m sphinx``): it ends when the build does."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None:
+        return spec.name in _COMMAND_MODULES
+    return bool(sys.argv) and Path(sys.argv[0]).name in _COMMAND_SCRIPTS
+
+
+def _collect_then_freeze() -> None:
+    gc.collect()
+    gc.freeze()
+
+
+def _after_build(app: Sphinx, exception: BaseException | None) -> None:
+    """``build-finished``: a finished command-line build asks for the quick exit."""
+    global _REGISTERED
+    if exception is not None or _REGISTERED or not app.config.tensorviz_quick_exit or not command_line_build():
+        return
+    atexit.register(_collect_then_freeze)
+    _REGISTERED = True
+
+
+def setup_quick_exit(app: Sphinx) -> dict[str, Any]:
+    app.connect("build-finished", _after_build, priority=1000)  # after every other handler
+    return {}
