@@ -70,8 +70,8 @@ class _Writer:
                 with self.lock:
                     self.failed.append((target, error))
 
-    def settle(self) -> list[tuple[Path, Exception]]:
-        """Wait until every write handed over so far is made; the ones that failed, with their errors.
+    def wait(self) -> None:
+        """Wait until every write handed over so far is made.
 
         Only the thread that hands writes over calls this, so once the worker has ended nothing is
         left in the queue."""
@@ -79,6 +79,10 @@ class _Writer:
             thread = self.thread
         if thread is not None:
             thread.join()
+
+    def settle(self) -> list[tuple[Path, Exception]]:
+        """:meth:`wait`, then the writes that failed, with their errors."""
+        self.wait()
         with self.lock:
             failed, self.failed = self.failed, []
         return failed
@@ -86,8 +90,6 @@ class _Writer:
 
 #: the writer of the build in progress in this process (``None``: write in place)
 _WRITER: _Writer | None = None
-#: writes that failed while a fork waited for the queue, reported when the writer closes
-_FAILED_BEFORE_FORK: list[tuple[Path, Exception]] = []
 
 
 def write(target: Path, job: Callable[[], None]) -> None:
@@ -111,22 +113,18 @@ def close_writes() -> list[tuple[Path, Exception]]:
     """Wait for every write and return the ones that failed; later writes are made in place."""
     global _WRITER
     writer, _WRITER = _WRITER, None
-    failed, _FAILED_BEFORE_FORK[:] = list(_FAILED_BEFORE_FORK), []
-    if writer is not None:
-        failed += writer.settle()
-    return failed
+    return writer.settle() if writer is not None else []
 
 
 def _before_fork() -> None:
     if _WRITER is not None:
-        _FAILED_BEFORE_FORK.extend(_WRITER.settle())
+        _WRITER.wait()  # its failures stay with it, reported when the parent closes it
 
 
 def _in_child() -> None:
     """A forked child writes in place: the build's writer belongs to the parent."""
     global _WRITER
     _WRITER = None
-    _FAILED_BEFORE_FORK.clear()
 
 
 os.register_at_fork(before=_before_fork, after_in_child=_in_child)

@@ -124,13 +124,16 @@ class ArtifactStore:
     def changed_since_validated(self, content_hash: str) -> bool:
         """True when a validated artifact's file was replaced since (re-executed, pulled, edited)."""
         known = self.trusted.get(content_hash)
-        if known is None:
-            return False
+        return known is not None and self._signature(content_hash) != known
+
+    def _signature(self, content_hash: str) -> list[int] | None:
+        """(mtime_ns, size) of the artifact's file, as the read and trust caches record it; ``None``
+        when it cannot be looked at."""
         try:
             stat = self.artifact_path(content_hash).stat()
         except OSError:
-            return True
-        return [stat.st_mtime_ns, stat.st_size] != known
+            return None
+        return [stat.st_mtime_ns, stat.st_size]
 
     def artifact_hashes(self) -> list[str]:
         """Hashes of every ``*.json`` file that looks like an artifact, sorted."""
@@ -196,13 +199,8 @@ class ArtifactStore:
         """The sha256 of :meth:`artifact_text`: known from the read that checked the file while it is
         unchanged (a kept figure checks every artifact it shows this way, on every use)."""
         known = self.read.get(content_hash)
-        if known is not None and known[1] is artifact:
-            try:
-                stat = self.artifact_path(content_hash).stat()
-            except OSError:
-                stat = None
-            if stat is not None and [stat.st_mtime_ns, stat.st_size] == known[0]:
-                return known[2]
+        if known is not None and known[1] is artifact and self._signature(content_hash) == known[0]:
+            return known[2]
         return hashlib.sha256(self.artifact_text(content_hash, artifact)).hexdigest()
 
     def artifact_text(self, content_hash: str, artifact: dict[str, Any]) -> bytes:
