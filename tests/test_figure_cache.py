@@ -83,14 +83,15 @@ def test_a_second_build_draws_nothing_and_writes_the_same_files(drawn: list[str]
     built = build(first)
     assert sorted(set(drawn)) == ["activations_figure", "graph_parts", "heatmap_parts", "steps_figure"]
     assert not built.tensorviz_warnings()
-    # the heatmap, the graph and its checkpoints; not the diagram (authored: drawn from the page) nor
-    # the tour (its steps hold math, which MathJax typesets only on pages that say they have some)
-    assert len(kept_entries(tmp_path)) == 3
+    # the heatmap, the graph, its checkpoints and its tour; not the diagram (authored: drawn from the page)
+    assert len(kept_entries(tmp_path)) == 4
     del drawn[:]
     again = copy_root("snapshot", tmp_path / "again", with_store=True)  # another checkout, a fresh output
     pages = same_as_without(again, monkeypatch)
     assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == drawn.count("activations_figure") == 1
-    assert drawn.count("steps_figure") == 2  # drawn in both builds
+    assert drawn.count("steps_figure") == 1  # drawn only in the build without kept figures
+    # the tour's step holds the page's only math: the kept figure still has MathJax loaded
+    assert b"mathjax" in pages["lesson.html"].lower() and b"\\(W x + b\\)" in pages["lesson.html"]
     assert any(name.startswith("_tensorviz/") and name.endswith("/run.py") for name in pages)  # downloads
     assert b'class="tv-reveal"' in pages["index.html"] and b"tensorviz.js" in pages["lesson.html"]
     assert b"outer" in pages["searchindex.js"]  # the heatmap's words are still searched
@@ -170,7 +171,7 @@ def test_a_figure_that_warns_warns_on_every_build(drawn: list[str], tmp_path: Pa
         heatmap.write_text(json.dumps(artifact, indent=2), "utf-8")
         built = build(src)
         assert any("claim failed: Every product is negative." in w for w in built.tensorviz_warnings()), name
-    assert len(kept_entries(tmp_path)) == 2  # the graph and its checkpoints only
+    assert len(kept_entries(tmp_path)) == 3  # the graph, its checkpoints and its tour only
 
 
 def test_only_figures_that_translate_the_same_anywhere_are_kept() -> None:
@@ -183,7 +184,9 @@ def test_only_figures_that_translate_the_same_anywhere_are_kept() -> None:
     table = nodes.table("", nodes.title("", "Data"))
     output = nodes.literal_block("x", "x", language="text", linenos=False)
     assert figure_cache.context_free(figure(table, markup("<svg/>"), output))
-    assert not figure_cache.context_free(figure(nodes.math("", "x^2")))  # MathJax is loaded per page
+    assert not figure_cache.context_free(figure(nodes.math("", "x^2")))  # an image renderer writes files
+    assert figure_cache.context_free(figure(nodes.math("", "x^2")), inline_math=True)  # MathJax: its text
+    assert not figure_cache.context_free(figure(nodes.math_block("", "x^2")), inline_math=True)  # numbered
     assert not figure_cache.context_free(figure(nodes.literal_block("x", "x")))  # the page's highlight language
     # the page's line-number threshold; Sphinx's doctest-flag trimming
     assert not figure_cache.context_free(figure(nodes.literal_block("x", "x", language="text")))

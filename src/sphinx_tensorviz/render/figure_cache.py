@@ -20,8 +20,10 @@ and Python, the files of this package and of any other package that registered a
 
 Only figures whose HTML is the same wherever they stand are kept: every node in them is of a kind
 whose translation depends on nothing but itself and the configuration (text, paragraphs, lists,
-tables, literals, links to a URL, code with a language, this package's own HTML nodes). A figure
-holding anything else (math, images, cross-references...) or one that warned while it was drawn
+tables, literals, links to a URL, code with a language, this package's own HTML nodes, and inline
+math when MathJax renders it: a kept figure notes that it holds some, so its page still loads
+MathJax). A figure holding anything else (displayed math, math drawn as images, images,
+cross-references...) or one that warned while it was drawn
 or translated is made as before, on every build. A kept figure is translated alone, on a document
 of its own, never in its place on the page, so a hit and a miss write the same bytes.
 """
@@ -107,15 +109,18 @@ class FigureCache:
             kept = self._kept(key)
             if kept is not None:
                 return kept
+        inline_math = getattr(self.page.builder, "math_renderer_name", None) == "mathjax"
         with _reads_recorded(self.page) as reads, recording_outputs() as outputs, _warnings_seen() as warned:
             made = make()
-            html = _translate_alone(self.page, made) if isinstance(made, nodes.Element) and context_free(made) else None
-        if html is None:
+            alone = (_translate_alone(self.page, made)
+                     if isinstance(made, nodes.Element) and context_free(made, inline_math=inline_math) else None)
+        if alone is None:
             return made
         words, titled = _searched_text(self.page, made)
         if titled:  # a title inside a figure feeds the page's search titles: keep it as nodes
             return made
-        result = translated(html, words)
+        html, math = alone
+        result = translated(html, words, math)
         if key is not None and not warned.count:
             self._keep(key, result, [*drawn_from, *(h for h in reads if h not in drawn_from)], outputs)
         return result
@@ -147,7 +152,7 @@ class FigureCache:
                 return None
             files.append((outdir / relative, content))
         write_files(files)  # in the order they were made (a module index last)
-        return translated(entry["markup"], entry["words"])
+        return translated(entry["markup"], entry["words"], entry["math"])
 
     def _keep(self, key: str, result: tv_html_translated, reads: list[str], outputs: dict[Path, bytes]) -> None:
         outdir = Path(self.page.builder.outdir).resolve()
@@ -161,7 +166,8 @@ class FigureCache:
         inputs = _inputs_digest(self.page, reads)
         if inputs is None:
             return
-        entry = {"version": FORMAT_VERSION, "markup": result["markup"], "words": result.astext(),
+        entry = {"version": FORMAT_VERSION, "markup": result["markup"], "math": result["math"],
+                 "words": result.astext(),
                  "inputs": reads, "inputsDigest": inputs,
                  "outputs": [[relative, hashlib.sha256(content).hexdigest(), *_as_text(content)]
                              for relative, content in named]}
@@ -188,11 +194,13 @@ def drawn_from_graph(page: Page, node: nodes.Element, graph: Any, make: Callable
     return page.kept.figure(node, make, [graph.artifact["contentHash"]], context)
 
 
-def context_free(tree: nodes.Node) -> bool:
-    """Whether every node of ``tree`` translates the same wherever ``tree`` stands on a page."""
+def context_free(tree: nodes.Node, inline_math: bool = False) -> bool:
+    """Whether every node of ``tree`` translates the same wherever ``tree`` stands on a page;
+    ``inline_math``: inline math does (MathJax's visitor writes the node's text and the
+    configuration's delimiters; an image renderer writes files beside the page)."""
     for node in tree.findall():
         kind = type(node)
-        if kind not in _CONTEXT_FREE:
+        if kind not in _CONTEXT_FREE and not (inline_math and kind is nodes.math):
             return False
         if kind is nodes.title and not isinstance(node.parent, nodes.table):
             return False  # a section or sidebar title depends on the headings around it
@@ -207,10 +215,11 @@ def context_free(tree: nodes.Node) -> bool:
     return True
 
 
-def _translate_alone(page: Page, tree: nodes.Node) -> str | None:
-    """``tree``'s HTML, translated by the page's own translator on a document of its own; ``None``
-    if that fails, so the page's writer translates it in place as it always did (and reports any
-    error there, as Sphinx does)."""
+def _translate_alone(page: Page, tree: nodes.Node) -> tuple[str, bool] | None:
+    """``tree``'s HTML, translated by the page's own translator on a document of its own, and
+    whether it held math (the translator notes it, for MathJax); ``None`` if that fails, so the
+    page's writer translates it in place as it always did (and reports any error there, as Sphinx
+    does)."""
     builder = page.builder
     alone = new_document(page.document.get("source", ""), builder.docsettings)
     alone += tree
@@ -222,7 +231,7 @@ def _translate_alone(page: Page, tree: nodes.Node) -> str | None:
         return None
     finally:
         alone.remove(tree)
-    return "".join(translator.body)
+    return "".join(translator.body), bool(getattr(translator, "_has_maths_elements", False))
 
 
 #: what Sphinx's HTML builder sets for the page it writes, and its translator reads
@@ -378,6 +387,7 @@ def _well_formed(entry: Any) -> bool:
     if not isinstance(entry, dict) or entry.get("version") != FORMAT_VERSION:
         return False
     if not (isinstance(entry.get("markup"), str) and isinstance(entry.get("words"), str)
+            and isinstance(entry.get("math"), bool)
             and isinstance(entry.get("inputsDigest"), str) and isinstance(entry.get("inputs"), list)
             and all(isinstance(h, str) for h in entry["inputs"]) and isinstance(entry.get("outputs"), list)):
         return False

@@ -42,11 +42,12 @@ class tv_html_markup(nodes.General, nodes.Element):  # noqa: N801
 
 class tv_html_translated(nodes.General, nodes.Element):  # noqa: N801
     """A whole figure, already translated for this builder (``markup``), with the words the search
-    index would have read in it as its one text child (see :mod:`.figure_cache`)."""
+    index would have read in it as its one text child (see :mod:`.figure_cache`); ``math``: it
+    holds inline math, so the page must load MathJax as if the math had been translated with it."""
 
 
-def translated(markup: str, words: str) -> tv_html_translated:
-    return tv_html_translated("", nodes.Text(words), markup=markup)
+def translated(markup: str, words: str, math: bool = False) -> tv_html_translated:
+    return tv_html_translated("", nodes.Text(words), markup=markup, math=math)
 
 
 def markup(text: str) -> tv_html_markup:
@@ -57,6 +58,12 @@ def markup(text: str) -> tv_html_markup:
 def _visit_markup(self: HTML5Translator, node: nodes.Element) -> None:
     self.body.append(node["markup"])
     raise nodes.SkipNode
+
+
+def _visit_translated(self: HTML5Translator, node: nodes.Element) -> None:
+    if node.get("math"):  # what Sphinx's math visitors note, and MathJax's page hook reads
+        self._has_maths_elements = True
+    _visit_markup(self, node)
 
 
 def scroll_region(node: nodes.Node, label: str) -> tv_html_scroll:
@@ -108,7 +115,7 @@ def setup_html_nodes(app: Sphinx) -> None:
     app.add_node(tv_html_scroll, html=(_visit_scroll, _depart_scroll))
     app.add_node(tv_html_tag, html=(_visit_tag, _depart_tag))
     app.add_node(tv_html_markup, html=(_visit_markup, None))
-    app.add_node(tv_html_translated, html=(_visit_markup, None))
+    app.add_node(tv_html_translated, html=(_visit_translated, None))
 
 
 class tv_html_tag(nodes.General, nodes.Element):  # noqa: N801
