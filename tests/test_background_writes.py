@@ -37,6 +37,16 @@ def _slow_write(target: Path, text: str, started: threading.Event | None = None,
     return job
 
 
+def test_while_the_writer_has_work_the_gil_is_handed_over_quickly(writer: None, tmp_path: Path) -> None:
+    before = sys.getswitchinterval()
+    assert before > background_writes.SWITCH_INTERVAL  # Python's default, 5 ms
+    seen: list[float] = []
+    write(tmp_path / "a", lambda: seen.append(sys.getswitchinterval()))
+    assert close_writes() == []
+    assert seen == [pytest.approx(background_writes.SWITCH_INTERVAL)]
+    assert sys.getswitchinterval() == before  # put back once the queue was empty
+
+
 def test_outside_a_build_a_write_is_made_at_once(tmp_path: Path) -> None:
     target = tmp_path / "deep" / "run.py"
     write_if_changed(target, b"print(1)\n")
