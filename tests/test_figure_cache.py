@@ -133,27 +133,29 @@ def test_a_configuration_change_is_a_new_figure(drawn: list[str], tmp_path: Path
 def test_damaged_or_altered_entries_are_drawn_anew(drawn: list[str], tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     build(copy_root("snapshot", tmp_path / "first", with_store=True))
-    damage = iter([
-        lambda output: output.__setitem__(0, "../outside.txt"),  # a path out of the output folder
-        lambda output: output.__setitem__(slice(2, 4), ["@@not base64@@", "base64"]),
-    ])
+
+    def out_of_the_output_folder(header: dict[str, Any], parts: list[bytes]) -> bytes:
+        header["outputs"][0][0] = "../outside.txt"
+        return figure_cache.encode_entry(header, parts)
+
+    def cut_short(header: dict[str, Any], parts: list[bytes]) -> bytes:
+        return figure_cache.encode_entry(header, parts)[:-1]  # its parts no longer add up to the file
+
+    damage = iter([out_of_the_output_folder, cut_short])
     for path in kept_entries(tmp_path):
-        entry = json.loads(path.read_text("utf-8"))
-        if entry["outputs"]:  # the two figures
-            next(damage)(entry["outputs"][0])
-            path.write_text(json.dumps(entry), "utf-8")
-        else:  # the checkpoints (no files of their own): not JSON any more
-            path.write_text("{not json", "utf-8")
+        header, parts = figure_cache.decode_entry(path.read_bytes())
+        if header["outputs"]:  # the two figures
+            path.write_bytes(next(damage)(header, parts))
+        else:  # the checkpoints and the tour (no files of their own): not an entry any more
+            path.write_bytes(b"{not an entry")
     del drawn[:]
     same_as_without(copy_root("snapshot", tmp_path / "damaged", with_store=True), monkeypatch)
     # drawn anew, then in the build without kept figures
     assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == drawn.count("activations_figure") == 2
     assert not (tmp_path / "damaged" / "_build" / "outside.txt").exists()
     for path in kept_entries(tmp_path):  # a file's kept bytes no longer match their hash
-        entry = json.loads(path.read_text("utf-8"))
-        for output in entry["outputs"]:
-            output[2] = output[2] + " "
-        path.write_text(json.dumps(entry), "utf-8")
+        header, parts = figure_cache.decode_entry(path.read_bytes())
+        path.write_bytes(figure_cache.encode_entry(header, [*parts[:2], *(part + b" " for part in parts[2:])]))
     del drawn[:]
     same_as_without(copy_root("snapshot", tmp_path / "altered", with_store=True), monkeypatch)
     assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == 2
@@ -172,6 +174,17 @@ def test_a_figure_that_warns_warns_on_every_build(drawn: list[str], tmp_path: Pa
         built = build(src)
         assert any("claim failed: Every product is negative." in w for w in built.tensorviz_warnings()), name
     assert len(kept_entries(tmp_path)) == 3  # the graph, its checkpoints and its tour only
+
+
+def test_an_entry_keeps_its_parts_byte_for_byte_and_a_damaged_one_is_refused() -> None:
+    header = {"version": 0, "outputs": [["a/b.js", "0" * 64]]}
+    text = "lone \udcff surrogate from lesson output".encode("utf-8", "surrogatepass")
+    parts = [text, b"", b"\x00\xff binary\nfile"]
+    raw = figure_cache.encode_entry(header, parts)
+    assert figure_cache.decode_entry(raw) == ({**header, "parts": [len(part) for part in parts]}, parts)
+    assert figure_cache.decode_entry(raw[:-1]) is None  # cut short
+    assert figure_cache.decode_entry(raw + b"x") is None  # written over with more
+    assert figure_cache.decode_entry(b'{"version": 4}') is None  # not an entry (an old JSON one)
 
 
 def test_only_figures_that_translate_the_same_anywhere_are_kept() -> None:

@@ -13,6 +13,11 @@ as the HTML its nodes translate to, in the drawing cache (:mod:`.cache`), with
 * the artifacts it read, with the state of the project files they name: checked, byte for byte, on
   every use, so a re-executed, pulled or edited artifact, or an edited model file, is drawn anew.
 
+An entry is one file: a line of JSON (what was read, the files' names and sha256, the sizes of the
+parts), then the parts as they are: the HTML, the words, each file's bytes. A fresh output folder
+reads every entry of the course (megabytes, mostly HTML and a big graph's module files): parsed
+as JSON strings they cost more than the rest of a kept figure's look-up.
+
 The entry's name covers everything else the HTML depends on: the figure node (its request,
 options and ids), the notes page passes left for it, the page and its builder, the builder's
 translator and node handlers, the whole configuration, the versions of Sphinx, docutils, Pygments
@@ -30,7 +35,6 @@ of its own, never in its place on the page, so a hit and a miss write the same b
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import logging
@@ -62,7 +66,9 @@ from .html_nodes import (
 from .outputs import recording_outputs, write_files
 from .page import Page
 
-SUFFIX = "figure.json"
+SUFFIX = "figure"
+#: the first bytes of an entry (:func:`encode_entry`)
+_MAGIC = b"sphinx-tensorviz kept figure\n"
 
 #: node classes (exactly these, not subclasses) whose HTML depends only on the node and the configuration
 #: a link with a scheme (https:, mailto:, ...) rather than a file of the output folder
@@ -135,24 +141,24 @@ class FigureCache:
 
     def _kept(self, key: str) -> nodes.Node | None:
         raw = self.cache.read(key[:2], f"{key[:48]}.{SUFFIX}")
-        try:
-            entry = json.loads(raw) if raw is not None else None
-        except (UnicodeDecodeError, ValueError):
+        decoded = decode_entry(raw) if raw is not None else None
+        if decoded is None or not _well_formed(*decoded):
             return None
-        if not _well_formed(entry) or _inputs_digest(self.page, entry["inputs"]) != entry["inputsDigest"]:
+        entry, (markup_bytes, words_bytes, *contents) = decoded
+        if _inputs_digest(self.page, entry["inputs"]) != entry["inputsDigest"]:
             return None
         outdir = Path(self.page.builder.outdir)
         files = []
-        for relative, sha256, text, encoding in entry["outputs"]:
-            try:
-                content = text.encode("utf-8") if encoding == "utf-8" else base64.b64decode(text, validate=True)
-            except ValueError:  # not text or not base64: damaged
-                return None
+        for (relative, sha256), content in zip(entry["outputs"], contents):
             if hashlib.sha256(content).hexdigest() != sha256:  # damaged: the figure is made again
                 return None
             files.append((outdir / relative, content))
+        try:
+            markup, words = markup_bytes.decode("utf-8", "surrogatepass"), words_bytes.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            return None
         write_files(files)  # in the order they were made (a module index last)
-        return translated(entry["markup"], entry["words"], entry["math"])
+        return translated(markup, words, entry["math"])
 
     def _keep(self, key: str, result: tv_html_translated, reads: list[str], outputs: dict[Path, bytes]) -> None:
         outdir = Path(self.page.builder.outdir).resolve()
@@ -166,21 +172,39 @@ class FigureCache:
         inputs = _inputs_digest(self.page, reads)
         if inputs is None:
             return
-        entry = {"version": FORMAT_VERSION, "markup": result["markup"], "math": result["math"],
-                 "words": result.astext(),
-                 "inputs": reads, "inputsDigest": inputs,
-                 "outputs": [[relative, hashlib.sha256(content).hexdigest(), *_as_text(content)]
-                             for relative, content in named]}
-        # ASCII: any text a figure shows can be kept, lone surrogates from lesson output included
-        self.cache.write(key[:2], f"{key[:48]}.{SUFFIX}", json.dumps(entry))
+        entry = {"version": FORMAT_VERSION, "math": result["math"], "inputs": reads, "inputsDigest": inputs,
+                 "outputs": [[relative, hashlib.sha256(content).hexdigest()] for relative, content in named]}
+        # surrogatepass: any text a figure shows can be kept, lone surrogates from lesson output included
+        texts = [result["markup"].encode("utf-8", "surrogatepass"), result.astext().encode("utf-8", "surrogatepass")]
+        self.cache.write(key[:2], f"{key[:48]}.{SUFFIX}", encode_entry(entry, [*texts, *(c for _, c in named)]))
 
 
-def _as_text(content: bytes) -> tuple[str, str]:
-    """A file's bytes as JSON text: as they read when they are UTF-8 (nearly all), else base64."""
+def encode_entry(header: dict[str, Any], parts: list[bytes]) -> bytes:
+    """A kept figure's file: :data:`_MAGIC`, ``header`` with the parts' sizes as one line of JSON,
+    then the parts."""
+    line = json.dumps({**header, "parts": [len(part) for part in parts]}).encode("ascii")
+    return b"".join([_MAGIC, line, b"\n", *parts])
+
+
+def decode_entry(raw: bytes) -> tuple[dict[str, Any], list[bytes]] | None:
+    """(header, parts) of an entry :func:`encode_entry` made; ``None`` for anything else, or a
+    file whose parts do not add up (cut short, written over)."""
+    if not raw.startswith(_MAGIC):
+        return None
+    line, newline, body = raw[len(_MAGIC):].partition(b"\n")
     try:
-        return content.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return base64.b64encode(content).decode("ascii"), "base64"
+        header = json.loads(line) if newline else None
+    except ValueError:
+        return None
+    sizes = header.get("parts") if isinstance(header, dict) else None
+    if not (isinstance(sizes, list) and all(type(size) is int and size >= 0 for size in sizes)
+            and sum(sizes) == len(body)):
+        return None
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(body[start:start + size])
+        start += size
+    return header, parts
 
 
 def drawn_from_graph(page: Page, node: nodes.Element, graph: Any, make: Callable[[], nodes.Node],
@@ -383,17 +407,15 @@ def _warnings_seen() -> Iterator[_Seen]:
         logger.removeHandler(handler)
 
 
-def _well_formed(entry: Any) -> bool:
-    if not isinstance(entry, dict) or entry.get("version") != FORMAT_VERSION:
+def _well_formed(entry: dict[str, Any], parts: list[bytes]) -> bool:
+    if entry.get("version") != FORMAT_VERSION:
         return False
-    if not (isinstance(entry.get("markup"), str) and isinstance(entry.get("words"), str)
-            and isinstance(entry.get("math"), bool)
-            and isinstance(entry.get("inputsDigest"), str) and isinstance(entry.get("inputs"), list)
-            and all(isinstance(h, str) for h in entry["inputs"]) and isinstance(entry.get("outputs"), list)):
+    if not (isinstance(entry.get("math"), bool) and isinstance(entry.get("inputsDigest"), str)
+            and isinstance(entry.get("inputs"), list) and all(isinstance(h, str) for h in entry["inputs"])
+            and isinstance(entry.get("outputs"), list) and len(parts) == 2 + len(entry["outputs"])):
         return False
     for item in entry["outputs"]:
-        if not (isinstance(item, list) and len(item) == 4 and all(isinstance(part, str) for part in item)
-                and item[3] in ("utf-8", "base64")):
+        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
             return False
         relative = PurePosixPath(item[0])
         plain_path = not relative.is_absolute() and ".." not in relative.parts and bool(relative.parts)

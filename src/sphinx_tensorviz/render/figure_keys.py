@@ -25,7 +25,7 @@ from ..core.hashing import digest
 from .page import Page
 
 #: the layout of a kept figure; a new one never reads an old one
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
