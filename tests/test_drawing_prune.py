@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sphinx_tensorviz.render import cache
+from sphinx_tensorviz.core import kept_files
 from sphinx_tensorviz.render.cache import MAX_AGE_DAYS, PRUNED_STAMP, RenderCache
 
 DAY = 24 * 3600
@@ -25,7 +25,7 @@ def entry(root: Path, name: str, age_days: float) -> Path:
 
 @pytest.fixture(autouse=True)
 def new_process() -> None:
-    cache._prune_once.cache_clear()  # each RenderCache below is the first of its process
+    kept_files._prune_once.cache_clear()  # each RenderCache below is the first of its process
 
 
 def test_old_entries_and_stray_temporary_files_go_used_ones_stay(tmp_path: Path) -> None:
@@ -45,13 +45,13 @@ def test_the_cache_is_looked_over_at_most_once_a_day(tmp_path: Path) -> None:
     entry(tmp_path, "cc-first.svg", 0)
     RenderCache(tmp_path)  # the day's first build
     old = entry(tmp_path, "cc-old.svg", MAX_AGE_DAYS + 5)
-    cache._prune_once.cache_clear()
+    kept_files._prune_once.cache_clear()
     RenderCache(tmp_path)  # a later build the same day leaves it
     assert old.exists()
     stamp = tmp_path / PRUNED_STAMP
     yesterday = time.time() - DAY - 60
     os.utime(stamp, (yesterday, yesterday))
-    cache._prune_once.cache_clear()
+    kept_files._prune_once.cache_clear()
     RenderCache(tmp_path)  # the next day's first build removes it
     assert not old.exists()
     assert time.time() - stamp.stat().st_mtime < 60

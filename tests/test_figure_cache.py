@@ -22,7 +22,7 @@ from sphinx_tensorviz.features.activations import render as activations_render
 from sphinx_tensorviz.features.graph import render as graph_render
 from sphinx_tensorviz.features.heatmap import render as heatmap_render
 from sphinx_tensorviz.features.tour import render as tour_render
-from sphinx_tensorviz.render import figure_cache, transform
+from sphinx_tensorviz.render import figure_cache, figure_entries, transform
 from sphinx_tensorviz.render.figure_keys import plain
 from sphinx_tensorviz.render.html_nodes import markup, tv_html_figure
 
@@ -136,14 +136,14 @@ def test_damaged_or_altered_entries_are_drawn_anew(drawn: list[str], tmp_path: P
 
     def out_of_the_output_folder(header: dict[str, Any], parts: list[bytes]) -> bytes:
         header["outputs"][0][0] = "../outside.txt"
-        return figure_cache.encode_entry(header, parts)
+        return figure_entries.encode_entry(header, parts)
 
     def cut_short(header: dict[str, Any], parts: list[bytes]) -> bytes:
-        return figure_cache.encode_entry(header, parts)[:-1]  # its parts no longer add up to the file
+        return figure_entries.encode_entry(header, parts)[:-1]  # its parts no longer add up to the file
 
     damage = iter([out_of_the_output_folder, cut_short])
     for path in kept_entries(tmp_path):
-        header, parts = figure_cache.decode_entry(path.read_bytes())
+        header, parts = figure_entries.decode_entry(path.read_bytes())
         if header["outputs"]:  # the two figures
             path.write_bytes(next(damage)(header, parts))
         else:  # the checkpoints and the tour (no files of their own): not an entry any more
@@ -154,8 +154,8 @@ def test_damaged_or_altered_entries_are_drawn_anew(drawn: list[str], tmp_path: P
     assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == drawn.count("activations_figure") == 2
     assert not (tmp_path / "damaged" / "_build" / "outside.txt").exists()
     for path in kept_entries(tmp_path):  # a file's kept bytes no longer match their hash
-        header, parts = figure_cache.decode_entry(path.read_bytes())
-        path.write_bytes(figure_cache.encode_entry(header, [*parts[:2], *(part + b" " for part in parts[2:])]))
+        header, parts = figure_entries.decode_entry(path.read_bytes())
+        path.write_bytes(figure_entries.encode_entry(header, [*parts[:2], *(part + b" " for part in parts[2:])]))
     del drawn[:]
     same_as_without(copy_root("snapshot", tmp_path / "altered", with_store=True), monkeypatch)
     assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == 2
@@ -180,11 +180,11 @@ def test_an_entry_keeps_its_parts_byte_for_byte_and_a_damaged_one_is_refused() -
     header = {"version": 0, "outputs": [["a/b.js", "0" * 64]]}
     text = "lone \udcff surrogate from lesson output".encode("utf-8", "surrogatepass")
     parts = [text, b"", b"\x00\xff binary\nfile"]
-    raw = figure_cache.encode_entry(header, parts)
-    assert figure_cache.decode_entry(raw) == ({**header, "parts": [len(part) for part in parts]}, parts)
-    assert figure_cache.decode_entry(raw[:-1]) is None  # cut short
-    assert figure_cache.decode_entry(raw + b"x") is None  # written over with more
-    assert figure_cache.decode_entry(b'{"version": 4}') is None  # not an entry (an old JSON one)
+    raw = figure_entries.encode_entry(header, parts)
+    assert figure_entries.decode_entry(raw) == ({**header, "parts": [len(part) for part in parts]}, parts)
+    assert figure_entries.decode_entry(raw[:-1]) is None  # cut short
+    assert figure_entries.decode_entry(raw + b"x") is None  # written over with more
+    assert figure_entries.decode_entry(b'{"version": 4}') is None  # not an entry (an old JSON one)
 
 
 def test_only_figures_that_translate_the_same_anywhere_are_kept() -> None:

@@ -19,6 +19,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from ..core.hashing import sha256_text
+from ..core.kept_files import KeptFiles
 from ..core.locations import cache_home
 
 
@@ -65,9 +66,7 @@ def _imported_names(code: str) -> tuple[tuple[str, int], ...]:
     Kept per text: the directives of a course import the same model files over and over; and
     on the machine, for the next build (see the module's docstring).
     """
-    from ..render.cache import RenderCache  # the drawing cache's files, times and pruning
-
-    kept = RenderCache(cache_home() / "imports").text(
+    kept = KeptFiles(cache_home() / "imports").text(
         sha256_text(code), _scanner_identity(), "json", lambda: json.dumps(_scan(code)))
     try:
         names = json.loads(kept)

@@ -12,22 +12,15 @@ one is drawn anew.
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..core.hashing import digest
+from ..core.kept_files import MAX_AGE_DAYS, PRUNED_STAMP, KeptFiles
 from ..core.locations import cache_home
-from .outputs import replace_atomically
 
-#: entries not used for this long are removed (used ones are touched at most once a day)
-MAX_AGE_DAYS = 30
-_DAY = 24 * 3600.0
-#: a file in the cache folder whose time is that of the last pruning
-PRUNED_STAMP = "last-pruned"
+__all__ = ["MAX_AGE_DAYS", "PRUNED_STAMP", "RenderCache", "artifact_key", "drawing_cache_folder"]
 
 
 def artifact_key(artifact: dict[str, Any], stored_sha256: str | None = None) -> str:
@@ -65,85 +58,9 @@ def drawing_cache_folder(machine_local: bool, doctreedir: Path) -> Path:
     return cache_home() / "drawings" if machine_local else doctreedir / "tensorviz-figures"
 
 
-class RenderCache:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        _prune_once(root)
+class RenderCache(KeptFiles):
+    """The drawing cache: drawings and translated figures (:mod:`.figure_cache`)."""
 
     def svg(self, recording: str, renderer_hash: str, draw: Callable[[], str]) -> str:
         """The SVG for ``recording`` (:func:`artifact_key`) drawn with ``renderer_hash``'s options."""
         return self.text(recording, renderer_hash, "svg", draw)
-
-    def text(self, recording: str, renderer_hash: str, suffix: str, draw: Callable[[], str]) -> str:
-        """Any text made from ``recording`` with ``renderer_hash``'s options (an SVG, an outline)."""
-        name = f"{recording[:32]}-{renderer_hash[:32]}.{suffix}"
-        kept = self.read(recording[:2], name)
-        if kept is not None:
-            try:
-                return kept.decode("utf-8")
-            except UnicodeDecodeError:
-                pass
-        markup = draw()
-        self.write(recording[:2], name, markup)
-        return markup
-
-    def read(self, folder: str, name: str) -> bytes | None:
-        """The entry ``folder/name`` (marked as used), or ``None`` when it is absent or unreadable."""
-        path = self.root / folder / name
-        try:
-            content = path.read_bytes()
-        except OSError:
-            return None
-        _keep(path)
-        return content
-
-    def write(self, folder: str, name: str, content: str | bytes) -> None:
-        """Keep ``content`` as ``folder/name``, atomically; a cache that cannot be written costs a
-        redraw next time, nothing else."""
-        path = self.root / folder / name
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            replace_atomically(path, content, mode=None)  # the user's own cache: owner-only, as it was
-        except (OSError, ValueError):  # ValueError: text that cannot be written as UTF-8
-            pass
-
-
-def _keep(path: Path) -> None:
-    """Mark an entry as used (its time), at most once a day, so pruning spares it."""
-    try:
-        if time.time() - path.stat().st_mtime > _DAY:
-            os.utime(path)
-    except OSError:
-        pass
-
-
-@cache
-def _prune_once(root: Path) -> None:
-    """Remove entries unused for :data:`MAX_AGE_DAYS` (and stray temporary files), at most once a day.
-
-    Walking the cache stats every entry: tens of milliseconds on a course's cache, more as it
-    grows, in every build. Entries are kept for weeks, so a daily walk is enough; the time of
-    :data:`PRUNED_STAMP` says when the last one was.
-    """
-    stamp = root / PRUNED_STAMP
-    try:
-        if time.time() - stamp.stat().st_mtime < _DAY:
-            return
-    except OSError:
-        pass  # never pruned (or unreadable): prune now
-    limit = time.time() - MAX_AGE_DAYS * _DAY
-    try:
-        folders = [p for p in root.iterdir() if p.is_dir()]
-    except OSError:
-        return
-    for folder in folders:
-        try:
-            for entry in folder.iterdir():
-                if entry.stat().st_mtime < limit or (entry.suffix == ".tmp" and entry.stat().st_mtime < time.time() - _DAY):
-                    entry.unlink(missing_ok=True)
-        except OSError:
-            continue
-    try:
-        stamp.touch()  # made, or its time set to now
-    except OSError:  # a read-only cache: it is walked again next time, nothing else
-        pass

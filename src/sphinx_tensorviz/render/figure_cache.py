@@ -13,10 +13,7 @@ as the HTML its nodes translate to, in the drawing cache (:mod:`.cache`), with
 * the artifacts it read, with the state of the project files they name: checked, byte for byte, on
   every use, so a re-executed, pulled or edited artifact, or an edited model file, is drawn anew.
 
-An entry is one file: a line of JSON (what was read, the files' names and sha256, the sizes of the
-parts), then the parts as they are: the HTML, the words, each file's bytes. A fresh output folder
-reads every entry of the course (megabytes, mostly HTML and a big graph's module files): parsed
-as JSON strings they cost more than the rest of a kept figure's look-up.
+An entry is one file, laid out by :mod:`.figure_entries`.
 
 The entry's name covers everything else the HTML depends on: the figure node (its request,
 options and ids), the notes page passes left for it, the page and its builder, the builder's
@@ -36,12 +33,11 @@ of its own, never in its place on the page, so a hit and a miss write the same b
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -52,6 +48,7 @@ from ..config import app_of
 from ..core.hashing import digest
 from ..core.locations import recorded_project_file
 from .cache import RenderCache
+from .figure_entries import decode_entry, encode_entry, well_formed
 from .figure_keys import FORMAT_VERSION, page_key, plain
 from .html_nodes import (
     translated,
@@ -67,8 +64,6 @@ from .outputs import recording_outputs, write_files
 from .page import Page
 
 SUFFIX = "figure"
-#: the first bytes of an entry (:func:`encode_entry`)
-_MAGIC = b"sphinx-tensorviz kept figure\n"
 
 #: node classes (exactly these, not subclasses) whose HTML depends only on the node and the configuration
 #: a link with a scheme (https:, mailto:, ...) rather than a file of the output folder
@@ -142,7 +137,7 @@ class FigureCache:
     def _kept(self, key: str) -> nodes.Node | None:
         raw = self.cache.read(key[:2], f"{key[:48]}.{SUFFIX}")
         decoded = decode_entry(raw) if raw is not None else None
-        if decoded is None or not _well_formed(*decoded):
+        if decoded is None or not well_formed(*decoded):
             return None
         entry, (markup_bytes, words_bytes, *contents) = decoded
         if _inputs_digest(self.page, entry["inputs"]) != entry["inputsDigest"]:
@@ -177,34 +172,6 @@ class FigureCache:
         # surrogatepass: any text a figure shows can be kept, lone surrogates from lesson output included
         texts = [result["markup"].encode("utf-8", "surrogatepass"), result.astext().encode("utf-8", "surrogatepass")]
         self.cache.write(key[:2], f"{key[:48]}.{SUFFIX}", encode_entry(entry, [*texts, *(c for _, c in named)]))
-
-
-def encode_entry(header: dict[str, Any], parts: list[bytes]) -> bytes:
-    """A kept figure's file: :data:`_MAGIC`, ``header`` with the parts' sizes as one line of JSON,
-    then the parts."""
-    line = json.dumps({**header, "parts": [len(part) for part in parts]}).encode("ascii")
-    return b"".join([_MAGIC, line, b"\n", *parts])
-
-
-def decode_entry(raw: bytes) -> tuple[dict[str, Any], list[bytes]] | None:
-    """(header, parts) of an entry :func:`encode_entry` made; ``None`` for anything else, or a
-    file whose parts do not add up (cut short, written over)."""
-    if not raw.startswith(_MAGIC):
-        return None
-    line, newline, body = raw[len(_MAGIC):].partition(b"\n")
-    try:
-        header = json.loads(line) if newline else None
-    except ValueError:
-        return None
-    sizes = header.get("parts") if isinstance(header, dict) else None
-    if not (isinstance(sizes, list) and all(type(size) is int and size >= 0 for size in sizes)
-            and sum(sizes) == len(body)):
-        return None
-    parts, start = [], 0
-    for size in sizes:
-        parts.append(body[start:start + size])
-        start += size
-    return header, parts
 
 
 def drawn_from_graph(page: Page, node: nodes.Element, graph: Any, make: Callable[[], nodes.Node],
@@ -405,20 +372,3 @@ def _warnings_seen() -> Iterator[_Seen]:
         yield handler
     finally:
         logger.removeHandler(handler)
-
-
-def _well_formed(entry: dict[str, Any], parts: list[bytes]) -> bool:
-    if entry.get("version") != FORMAT_VERSION:
-        return False
-    if not (isinstance(entry.get("math"), bool) and isinstance(entry.get("inputsDigest"), str)
-            and isinstance(entry.get("inputs"), list) and all(isinstance(h, str) for h in entry["inputs"])
-            and isinstance(entry.get("outputs"), list) and len(parts) == 2 + len(entry["outputs"])):
-        return False
-    for item in entry["outputs"]:
-        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
-            return False
-        relative = PurePosixPath(item[0])
-        plain_path = not relative.is_absolute() and ".." not in relative.parts and bool(relative.parts)
-        if not plain_path or "\\" in item[0] or ":" in item[0]:
-            return False  # only a plain relative path stays inside the output folder on every system
-    return True

@@ -20,11 +20,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Optional
 
+from ..core.kept_files import replace_atomically
 from .background_writes import write
 from .graph_layout import Box, Frame, module_frames
 from .graph_svg import draw_cluster, draw_edge_label, draw_node
 from .graph_view import short_label
-from .outputs import declare_output, replace_atomically
+from .outputs import declare_output
 from .svg import ID_TOKEN
 
 __all__ = ["FOLDER", "frame_files", "write_frame_files"]

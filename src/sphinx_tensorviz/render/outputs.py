@@ -6,8 +6,6 @@ already has, and keeps file times meaningful.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -87,19 +85,3 @@ def _write_files(files: list[tuple[Path, bytes]]) -> None:
             target.write_bytes(content)
         else:
             _write_if_changed(target, content)
-
-
-def replace_atomically(target: Path, text: str | bytes, mode: int | None = 0o644) -> None:
-    """Write ``text`` (UTF-8 when a string) to ``target`` through a temporary file beside it, so a
-    reader (or a parallel writer of the same bytes) sees the old file or the new one, never a part.
-    ``mode``: the file's permissions (``None`` keeps the temporary file's owner-only 0600)."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-    try:
-        if mode is not None:
-            os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

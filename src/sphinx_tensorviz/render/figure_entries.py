@@ -1,0 +1,66 @@
+"""The file a kept figure is stored in (:mod:`.figure_cache`): a line of JSON, then the parts.
+
+The line says what the entry was checked against (the artifacts read, their digest, each file's
+name and sha256) and the size of each part; the parts follow as they are: the HTML, the words the
+search index reads, each file's bytes. A fresh output folder reads every entry of a course
+(megabytes, mostly HTML and a big graph's module files), and parsed as JSON strings those cost
+more than everything else a kept figure's look-up does.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePosixPath
+from typing import Any
+
+from .figure_keys import FORMAT_VERSION
+
+#: the first bytes of an entry
+_MAGIC = b"sphinx-tensorviz kept figure\n"
+
+
+def encode_entry(header: dict[str, Any], parts: list[bytes]) -> bytes:
+    """A kept figure's file: :data:`_MAGIC`, ``header`` with the parts' sizes as one line of JSON,
+    then the parts."""
+    line = json.dumps({**header, "parts": [len(part) for part in parts]}).encode("ascii")
+    return b"".join([_MAGIC, line, b"\n", *parts])
+
+
+def decode_entry(raw: bytes) -> tuple[dict[str, Any], list[bytes]] | None:
+    """(header, parts) of an entry :func:`encode_entry` made; ``None`` for anything else, or a
+    file whose parts do not add up (cut short, written over)."""
+    if not raw.startswith(_MAGIC):
+        return None
+    line, newline, body = raw[len(_MAGIC):].partition(b"\n")
+    try:
+        header = json.loads(line) if newline else None
+    except ValueError:
+        return None
+    sizes = header.get("parts") if isinstance(header, dict) else None
+    if not (isinstance(sizes, list) and all(type(size) is int and size >= 0 for size in sizes)
+            and sum(sizes) == len(body)):
+        return None
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(body[start:start + size])
+        start += size
+    return header, parts
+
+
+def well_formed(entry: dict[str, Any], parts: list[bytes]) -> bool:
+    """Whether a decoded entry is one of this version, with a part for each file it names, and
+    only plain relative paths (inside the output folder on every system)."""
+    if entry.get("version") != FORMAT_VERSION:
+        return False
+    if not (isinstance(entry.get("math"), bool) and isinstance(entry.get("inputsDigest"), str)
+            and isinstance(entry.get("inputs"), list) and all(isinstance(h, str) for h in entry["inputs"])
+            and isinstance(entry.get("outputs"), list) and len(parts) == 2 + len(entry["outputs"])):
+        return False
+    for item in entry["outputs"]:
+        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
+            return False
+        relative = PurePosixPath(item[0])
+        plain_path = not relative.is_absolute() and ".." not in relative.parts and bool(relative.parts)
+        if not plain_path or "\\" in item[0] or ":" in item[0]:
+            return False  # only a plain relative path stays inside the output folder on every system
+    return True
