@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Build, artifact_files, copy_root, run_sphinx, store_dir, without_generated_at
+
+from sphinx_tensorviz.execute import task_folders
 
 distributed = pytest.importorskip("distributed", reason="the [dask] extra is not installed")
 pytestmark = pytest.mark.sphinx
@@ -195,6 +198,7 @@ def test_a_killed_worker_is_retried_once_then_recorded(tmp_path: Path) -> None:
     once = KILLER.format(alt="Killed once.", marker=str(tmp_path / "once"), always=False, value=1.0)
     always = KILLER.format(alt="Killed always.", marker=str(tmp_path / "always"), always=True, value=2.0)
     (src / "index.md").write_text(f"# Killers\n{once}\n{always}", "utf-8")
+    before = {p.name for p in Path(tempfile.gettempdir()).glob(f"{task_folders.PREFIX}*")}
     built: Build = run_sphinx(src, confoverrides={"tensorviz_executor": "dask-local", "tensorviz_workers": 2})
     assert built.summary == (2, 0, 1), built.warnings
     (warning,) = built.tensorviz_warnings()
@@ -203,6 +207,9 @@ def test_a_killed_worker_is_retried_once_then_recorded(tmp_path: Path) -> None:
     assert artifact["data"]["values"] == [[1.0, 1.0], [1.0, 1.0]]  # the one that survived its retry
     (record,) = [json.loads(p.read_text("utf-8")) for p in (store_dir(src) / "failures").glob("*.json")]
     assert record["subtype"] == "crash" and "lost 2 times" in record["message"]
+    # the three killed workers' task folders went with the cluster
+    left = [p.name for p in Path(tempfile.gettempdir()).glob(f"{task_folders.PREFIX}*") if p.name not in before]
+    assert left == []
 
 
 def test_a_lost_scheduler_leaves_the_open_figures_for_the_next_build(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ A Dask worker that dies mid-job (killed, out of memory, machine lost) makes the
 scheduler give up on the task (``KilledWorker``; a ``dask-local`` cluster is started
 with ``allowed-failures = 0`` and ``worker-saturation = 1.0``, so a task queued behind
 the lost one is not blamed); the build then submits it once more, and records a
-``crash`` failure with that reason if it is lost again. Jobs whose device is ``gpu``
+``crash`` failure with that reason if it is lost again; the folder it ran in is removed by the
+next task on that machine, or when a ``dask-local`` cluster stops (:mod:`.task_folders`). Jobs whose device is ``gpu``
 ask for a ``GPU`` resource, so only workers started with ``--resources GPU=1``
 take them.
 
@@ -37,6 +38,7 @@ from ..warnings_ import Subtype, warn
 from .executors import LOCAL_CLUSTER
 from .portable import PortableJobError, materialise, portable_job
 from .runner import Outcome, RunSettings, crashed, run_jobs
+from .task_folders import remove_abandoned, task_folder
 
 #: one job at a time per Dask worker process: run_jobs adopts orphans process-wide
 _ONE_AT_A_TIME = threading.Lock()
@@ -70,9 +72,9 @@ def run_portable(key: str, job: Job, settings: RunSettings) -> Outcome:
     """The Dask task: materialise the job's files in a private folder and run it like a local job."""
     if not settings.python:  # no tensorviz_python given: the Dask worker's own interpreter
         settings = replace(settings, python=sys.executable)
-    with tempfile.TemporaryDirectory(prefix="tensorviz-dask-") as folder, _ONE_AT_A_TIME:
+    with task_folder() as folder, _ONE_AT_A_TIME:
         try:
-            local = materialise(job, Path(folder) / "src")
+            local = materialise(job, folder / "src")
         except (PortableJobError, OSError) as exc:
             return crashed(key, f"the job cannot be set up: {exc}")
         return run_jobs({key: local}, replace(settings, workers=1))[key]
@@ -175,9 +177,12 @@ def _client(address: str, settings: RunSettings) -> Iterator[Any]:
     resources = {"GPU": 1} if settings.device == "gpu" else None
     # a lost worker fails its task at once (the build retries it), and no task waits on a busy worker,
     # where it would die with the worker although it never started
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
-                          "distributed.scheduler.worker-saturation": 1.0}), \
-            LocalCluster(n_workers=max(1, settings.workers), threads_per_worker=1, processes=True,
-                         dashboard_address=None, memory_limit=0, resources=resources) as cluster, \
-            Client(cluster) as client:
-        yield client
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                              "distributed.scheduler.worker-saturation": 1.0}), \
+                LocalCluster(n_workers=max(1, settings.workers), threads_per_worker=1, processes=True,
+                             dashboard_address=None, memory_limit=0, resources=resources) as cluster, \
+                Client(cluster) as client:
+            yield client
+    finally:  # its workers ran here: what a killed one left goes with the cluster
+        remove_abandoned(Path(tempfile.gettempdir()))
