@@ -98,6 +98,8 @@ def dask_processes(base: Path, hidden: Path | None = None) -> Iterator[tuple[str
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+        # a worker stopped mid-task leaves its task folder for the next task here; there is none
+        task_folders.remove_abandoned(Path(tempfile.gettempdir()))
 
 
 @pytest.fixture(scope="module")
