@@ -47,19 +47,20 @@ class KeptFiles:
         self.root = root
         _prune_once(root)
 
-    def text(self, recording: str, renderer_hash: str, suffix: str, draw: Callable[[], str]) -> str:
-        """Any text made from ``recording`` with ``renderer_hash``'s options (an SVG, an outline,
-        a file's imports): the kept one, else ``draw()``'s, kept for next time."""
-        name = f"{recording[:32]}-{renderer_hash[:32]}.{suffix}"
-        kept = self.read(recording[:2], name)
+    def text(self, key: str, variant: str, suffix: str, make: Callable[[], str]) -> str:
+        """The text made from what ``key`` names in the way ``variant`` names (a recording and a
+        renderer hash: an SVG, an outline; a file's text and the scanner: its imports): the kept
+        one, else ``make()``'s, kept for next time."""
+        name = f"{key[:32]}-{variant[:32]}.{suffix}"
+        kept = self.read(key[:2], name)
         if kept is not None:
             try:
                 return kept.decode("utf-8")
             except UnicodeDecodeError:
                 pass
-        markup = draw()
-        self.write(recording[:2], name, markup)
-        return markup
+        made = make()
+        self.write(key[:2], name, made)
+        return made
 
     def read(self, folder: str, name: str) -> bytes | None:
         """The entry ``folder/name`` (marked as used), or ``None`` when it is absent or unreadable."""
