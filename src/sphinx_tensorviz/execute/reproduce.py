@@ -142,13 +142,10 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
         "options": request.get("options", {}), "expected": expected_values(artifact),
     }
     environment = worker_environment("cpu")
-    shared = "\n\n".join([*_sources("loader.py", ("BadResult", "import_file", "seeded_arguments")),
-                            *_sources("inputs.py", ("InputSpecError", "numpy_input", "build_call", "_input_name")),
-                            *_sources("determinism.py", ("seed_everything",)),
-                            *_sources("tolerance.py", ("FLOAT_EPS", "RTOL_ULPS", "RTOL_ULPS_HALF", "ATOL_ULPS", "NOISE_ULPS",
-                                                       "ASSUMED_DTYPE", "is_exact", "default_tolerance", "within"))])
+    # Every value of the artifact enters the script through repr(), as data: a lesson id or a name
+    # that holds quotes or newlines (the artifact may come from a shared store) cannot become code.
     header = (
-        f'"""Reproduce tensorviz artifact {artifact["contentHash"][:16]} of lesson {artifact["lessonId"]}.\n\n'
+        '"""Reproduce a recorded tensorviz figure (its artifact: ARTIFACT below; its lesson: LESSON).\n\n'
         "Usage: python run.py [--check]   (prints the recomputed values and, per recorded array, the\n"
         "largest difference and the tolerance its dtype allows; --check exits non-zero when a value\n"
         "is outside it).\n"
@@ -156,13 +153,26 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
         "from __future__ import annotations\n\n"
         "import importlib.util\nimport inspect\nimport json\nimport os\nimport pathlib\nimport random\nimport sys\n"
         "import types\nfrom pathlib import Path\nfrom typing import Any\n\n"
-        f"os.environ.update({json.dumps(environment, sort_keys=True)})\n\n"
+        f"os.environ.update({dict(sorted(environment.items()))!r})\n\n"
         "import numpy as np\n\n"
+        f"ARTIFACT = {str(artifact['contentHash'])[:16]!r}\n"
+        f"LESSON = {str(artifact['lessonId'])!r}\n"
         "HERE = pathlib.Path(__file__).resolve().parent\n"
-        f"OUTPUT_VALUES = {OUTPUT_VALUES_LIMIT}\n"
-        f"RECORD = json.loads({json.dumps(json.dumps(record, sort_keys=True))})\n\n\n"
+        f"OUTPUT_VALUES = {int(OUTPUT_VALUES_LIMIT)!r}\n"
+        f"RECORD = json.loads({json.dumps(record, sort_keys=True)!r})\n\n\n"
     )
-    return header + shared + _MAIN
+    return header + script_body()
+
+
+@cache
+def script_body() -> str:
+    """Everything after the header: the same for every artifact, so no artifact value can reach it."""
+    shared = "\n\n".join([*_sources("loader.py", ("BadResult", "import_file", "seeded_arguments")),
+                           *_sources("inputs.py", ("InputSpecError", "numpy_input", "build_call", "_input_name")),
+                           *_sources("determinism.py", ("seed_everything",)),
+                           *_sources("tolerance.py", ("FLOAT_EPS", "RTOL_ULPS", "RTOL_ULPS_HALF", "ATOL_ULPS", "NOISE_ULPS",
+                                                      "ASSUMED_DTYPE", "is_exact", "default_tolerance", "within"))])
+    return shared + _MAIN
 
 
 @cache
