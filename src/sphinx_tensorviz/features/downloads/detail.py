@@ -11,17 +11,25 @@ from sphinx.util.osutil import relative_uri
 from ...render.page import Page
 from ...render.parts import FigureParts
 from ...render.svg import ID_TOKEN
+from ...warnings_ import Subtype, warn
+from .checked import RefusedDownload
 from .files import downloads_list, write_downloads
 
 
 def downloads(page: Page, node: nodes.Element, artifact: dict[str, Any], parts: FigureParts) -> nodes.Node | None:
-    """The files of one figure, written next to its page, and the list that links them."""
+    """The files of one figure, written next to its page, and the list that links them (none, with a
+    located warning, when the artifact's fields cannot be trusted in a download)."""
     if not page.scripted:
         return None
     builder = page.builder
     request = node["request"]
-    folder, files = write_downloads(artifact, page.store.artifact_text(request.content_hash, artifact),
-                                    parts.svg.replace(ID_TOKEN, "preview"), page.ctx.srcdir, Path(builder.outdir),
-                                    request.inline_code)
+    try:
+        folder, files = write_downloads(artifact, page.store.artifact_text(request.content_hash, artifact),
+                                        parts.svg.replace(ID_TOKEN, "preview"), page.ctx.srcdir,
+                                        Path(builder.outdir), request.inline_code)
+    except RefusedDownload as exc:
+        warn(f"{request.directive}: stored artifact {request.content_hash[:12]}: {exc}; the figure is shown "
+             "without its downloads", Subtype.store, location=node)
+        return None
     uri = builder.get_target_uri(page.docname)
     return downloads_list(files, lambda name: relative_uri(uri, f"{folder}/{name}"))

@@ -15,6 +15,7 @@ from ...core.hashing import sha256_text
 from ...core.locations import recorded_project_file
 from ...execute.reproduce import requirements_txt, run_py
 from ...render.outputs import OUTPUT_FOLDER, write_if_changed
+from .checked import check_download_fields
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,10 @@ def write_downloads(artifact: dict[str, Any], stored: bytes, svg: str, srcdir: P
     """Write the files (only when changed) and return (folder relative to outdir, files).
 
     ``stored`` is the artifact as the store keeps it. Code written in the directive body
-    (``inline_code``) is saved as ``lesson_code.py``.
+    (``inline_code``) is saved as ``lesson_code.py``. Raises :class:`.checked.RefusedDownload`,
+    having written nothing, when a field the files are made from is not of its form.
     """
+    check_download_fields(artifact)
     folder = f"{OUTPUT_FOLDER}/{artifact['contentHash'][:16]}"
     files: dict[str, bytes] = {}
     if inline_code is not None and sha256_text(inline_code) == artifact["request"]["files"].get("<inline>"):
