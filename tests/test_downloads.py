@@ -7,7 +7,13 @@ executes) for hostile artifacts, and of a small NumPy project for the instructio
 
 from __future__ import annotations
 
+import html as html_lib
 import json
+import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +76,71 @@ def test_a_hostile_committed_artifact_gets_no_downloads(tmp_path: Path, case: st
                         if p.is_file() and p.suffix in (".txt", ".py"))
     assert "evil.example" not in written and "pwned" not in written
     assert not [r for r in warning_records(built.warnings) if "[tensorviz." not in r], built.warnings
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 24, point 9: a reader who does what the page says gets a script that runs
+# ------------------------------------------------------------------------------------------------
+CONF = '''\
+project = "downloads"
+extensions = ["myst_parser", "sphinx_tensorviz"]
+exclude_patterns = ["_build", "tensorviz_artifacts"]
+tensorviz_workers = 1
+tensorviz_timeout = 60
+'''
+PAGE = """\
+# A figure from a model file
+
+```{tv-heatmap}
+:source: models/mlp.py
+:function: compute
+:inputs: {n: 3}
+:seed: 7
+:title: Scaled noise
+```
+"""
+MLP = """\
+import numpy as np
+
+from models.scale import FACTOR  # a project module beside it: run.py needs the folders kept
+
+
+def compute(n, seed):
+    return FACTOR * np.random.default_rng(seed).normal(size=(n, n + 1))
+"""
+
+
+def page_commands(html: str) -> list[str]:
+    """The command lines of the figure's instructions, as the page shows them."""
+    found = re.findall(r'<div class="[^"]*\btv-commands\b[^"]*">.*?<pre>(.*?)</pre>', html, re.S)
+    assert len(found) == 1, "the downloads give no commands to run"
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", found[0])).strip().splitlines()
+
+
+def test_the_page_s_instructions_run_the_figure_again(tmp_path: Path) -> None:
+    """Save the archive the page links, run the page's commands as written (with this venv's
+    ``python`` first on PATH), and run.py recomputes the figure within its dtype's tolerance."""
+    src = tmp_path / "src"
+    for name, text in {"conf.py": CONF, "index.md": "# Course\n\n```{toctree}\npage\n```\n", "page.md": PAGE,
+                       "models/mlp.py": MLP, "models/scale.py": "FACTOR = 2.5\n"}.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text, "utf-8")
+    built = run_sphinx(src)
+    assert built.statuscode == 0 and built.tensorviz_warnings() == [], built.warnings
+    html = built.html("page")
+    links = re.findall(r'href="(_tensorviz/[0-9a-f]{16}/reproduce-[0-9a-f]{16}\.zip)"', html)
+    assert len(links) == 1, "the page links no archive"
+    saved = tmp_path / "saved"  # a reader's downloads folder: only what they saved
+    saved.mkdir()
+    shutil.copy2(built.outdir / links[0], saved)
+    commands = page_commands(html)
+    assert any("run.py" in line for line in commands), commands
+    # pip checks the pins against this venv; --no-index keeps it from changing it or reaching an index
+    script = "\n".join(f"{line} --no-index" if " pip install " in f" {line} " else line for line in commands)
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=saved, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["arrays"]["values"]["ok"] and report["arrays"]["values"]["dtype"] == "float64", report
+    stored = json.loads(next(store_dir(src).glob("*.json")).read_text("utf-8"))["data"]["values"]
+    assert len(report["reproduced"]["values"]) == len(stored) == 3

@@ -15,6 +15,7 @@ from ...core.hashing import sha256_text
 from ...core.locations import recorded_project_file
 from ...execute.reproduce import requirements_txt, run_py
 from ...render.outputs import OUTPUT_FOLDER, write_if_changed
+from .archive import archive_name, instructions, reproduce_zip
 from .checked import check_download_fields
 
 
@@ -52,6 +53,8 @@ def write_downloads(artifact: dict[str, Any], stored: bytes, svg: str, srcdir: P
     files["requirements.txt"] = requirements_txt(artifact).encode()
     files["preview.svg"] = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n").encode()
     files["artifact.json"] = stored
+    archive = archive_name(artifact["contentHash"])
+    files = {archive: reproduce_zip(archive.removesuffix(".zip"), files), **files}  # first: the one to take
     made = []
     for name, content in files.items():
         write_if_changed(outdir / folder / name, content)  # names are project paths (checked above)
@@ -60,7 +63,8 @@ def write_downloads(artifact: dict[str, Any], stored: bytes, svg: str, srcdir: P
 
 
 def downloads_list(files: list[Download], href: Any) -> nodes.Element:
-    """A list of links (``href(name)`` gives the URL, or ``None`` for no link)."""
+    """A list of links (``href(name)`` gives the URL, or ``None`` for no link), the archive first, and
+    the commands that run it."""
     box = nodes.container(classes=["tv-downloads", "no-search"])  # file names, sizes and hashes
     box += nodes.paragraph("", "", nodes.strong("", "Reproduce this figure"))
     items = nodes.bullet_list()
@@ -72,6 +76,12 @@ def downloads_list(files: list[Download], href: Any) -> nodes.Element:
         para += nodes.literal("", item.sha256, classes=["tv-sha"])
         items += nodes.list_item("", para)
     box += items
-    box += nodes.paragraph("", "Put the files in one folder, install requirements.txt, and run "
-                               "python run.py --check: it recomputes the figure and compares it with the record.")
+    archive = files[0].name
+    box += nodes.paragraph("", "", nodes.Text("To run it, download "), nodes.literal("", archive),
+                           nodes.Text(" (the code, run.py and requirements.txt, each in the folder run.py expects it in) "
+                                      "and, in the folder you saved it to, run:"))
+    commands = instructions(archive)
+    box += nodes.literal_block(commands, commands, language="text", linenos=False, classes=["tv-commands"])
+    box += nodes.paragraph("", "run.py recomputes the figure and compares it with the record, within the "
+                               "tolerance of each value's dtype.")
     return box
