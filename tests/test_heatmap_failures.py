@@ -213,3 +213,17 @@ def test_timeout_can_be_set_from_the_command_line(tmp_path: Path, build) -> None
     built = build(src, confoverrides={"tensorviz_timeout": "30", "tensorviz_execution_mode": "off"})
     assert built.warnings.strip() == ""
     assert float(built.app.config.tensorviz_timeout) == 30.0
+
+
+def test_no_page_or_failure_record_names_the_project_folder(failed_site: tuple[Path, Build]) -> None:
+    """Error boxes are published and failure records committed: paths in them are the project's own
+    (``raises.md:5``), never the build machine's folders."""
+    src, built = failed_site
+    folders = {str(src), str(src.resolve())}
+    records = [p.read_text("utf-8") for p in (store_dir(src) / "failures").glob("*.json")]
+    assert len(records) == len(EXECUTED)
+    for text in [*records, *(built.html(page) for page in CASES)]:
+        assert not [folder for folder in folders if folder in text], text[:3000]
+    (record,) = records_for(built, src, "raises")
+    (line,) = directive_lines(src / "raises.md")
+    assert f'File "raises.md:{line}", line' in record and "raises.md:" in record.split("WARNING:")[1].split("\n")[0]

@@ -23,3 +23,17 @@ def visit_unreplaced(self: object, node: nodes.Element) -> None:
 def add_placeholder_node(app: Any, node_class: type[nodes.Element]) -> None:
     """Register a node that the renderer replaces before any writer sees it (every builder's format)."""
     app.add_node(node_class, **{b: (visit_unreplaced, None) for b in ("html", "latex", "text", "man", "texinfo")})
+
+
+def error_box(message: str, traceback: str = "") -> nodes.Element:
+    """The box a page shows instead of a figure: the message's first line as a paragraph; the rest of
+    it (a YAML error's caret diagram, a multi-line exception) and the traceback as literal blocks,
+    whose line breaks and spaces every builder keeps (a paragraph would fold the diagram into one line)."""
+    first, _, rest = message.partition("\n")
+    box = nodes.error(classes=["tv-error"])
+    box += nodes.paragraph("", first)
+    if rest.strip():
+        box += nodes.literal_block(rest, rest, language="text", linenos=False, classes=["tv-message-detail"])
+    if traceback:
+        box += nodes.literal_block(traceback, traceback, classes=["tv-traceback"])
+    return box

@@ -20,7 +20,6 @@ import os
 import resource
 import signal
 import sys
-import traceback
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +29,7 @@ from ..core.limits import LimitExceeded, Limits, check_graph_nodes, check_result
 from ..core.protocol import Failure, FailureKind, Job, ProtocolError, Result, Success
 from ..store.artifacts import dump_json
 from .determinism import describe_environment, seed_everything
+from .lesson_traceback import lesson_error, project_relative
 from .loader import BadResult, import_file, run_inline
 from .processes import PR_SET_PDEATHSIG, prctl
 from .tail_buffer import TailBuffer
@@ -69,10 +69,11 @@ def run_job(job: Job) -> Result:
     except LimitExceeded as exc:
         return Failure(FailureKind.limit, str(exc), stdout=stdout.getvalue(), notes=notes(), limit=exc.name)
     except BadResult as exc:
-        return Failure(FailureKind.bad_result, str(exc), stdout=stdout.getvalue(), notes=notes())
+        return Failure(FailureKind.bad_result, project_relative(str(exc), job.srcdir), stdout=stdout.getvalue(),
+                       notes=notes())
     except BaseException as exc:  # noqa: BLE001 - any lesson error is reported, not raised
-        return Failure(FailureKind.execution, f"{type(exc).__name__}: {exc}", _lesson_traceback(exc),
-                       stdout.getvalue(), notes())
+        error = lesson_error(exc, job.srcdir, job.inline_name)
+        return Failure(FailureKind.execution, error.message, error.traceback, stdout.getvalue(), notes())
     checks = produced.get("checks")
     return Success(produced["data"], describe_environment(job.backend), stdout.getvalue(),
                    None if checks is None else tuple(checks), notes())
@@ -84,13 +85,6 @@ def _stored_size(produced: dict[str, Any]) -> int:
         return len(dump_json(produced).encode("utf-8"))
     except (TypeError, ValueError):
         return 0
-
-
-def _lesson_traceback(exc: BaseException) -> str:
-    """The traceback without the worker's own frames, so authors see their code first."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "sphinx_tensorviz" not in f.filename]
-    lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
-    return "".join(lines)
 
 
 def _limit_memory(megabytes: int) -> None:

@@ -20,7 +20,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..config import app_of, settings
 from ..core.hashing import sha256_text
-from ..core.nodes import tensorviz_figure
+from ..core.nodes import error_box, tensorviz_figure
 from ..core.request import INLINE, ExecutionRequest
 from ..core.state import add_request
 from ..warnings_ import Subtype, warn
@@ -65,7 +65,7 @@ def problem_box(directive: SphinxDirective, message: str, subtype: Subtype) -> n
     """Warn at the directive's file and line, and show the same message on the page."""
     full = f"{directive.name}: {message}"
     warn(full, subtype, location=(directive.env.docname, directive.lineno))
-    box = nodes.error("", nodes.paragraph("", full), classes=["tv-error"])
+    box = error_box(full)
     directive.set_source_info(box)
     return box
 

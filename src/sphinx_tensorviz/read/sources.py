@@ -28,13 +28,16 @@ class SourceError(ValueError):
 
 
 def resolve_inside(srcdir: Path, candidate: Path, shown: str) -> Path:
-    """``candidate`` resolved, if it is an existing file inside ``srcdir``."""
+    """``candidate`` resolved, if it is an existing file inside ``srcdir``. The messages name paths
+    relative to the course folder: the page's error box publishes them."""
     root = srcdir.resolve()
     path = candidate.resolve()
     if not path.is_relative_to(root):
-        raise SourceError(f"{shown!r} is outside the course folder {root}; keep the files a directive reads inside it")
+        raise SourceError(f"{shown!r} is outside the course folder (Sphinx's source folder); keep the files a "
+                          "directive reads inside it")
     if not path.is_file():
-        raise SourceError(f"{shown!r} does not exist (looked for {path})")
+        raise SourceError(f"{shown!r} does not exist (looked for {path.relative_to(root).as_posix()} in the "
+                          "course folder)")
     return path
 
 

@@ -17,7 +17,7 @@ from docutils import nodes
 from ..config import app_of, settings
 from ..core.hashing import digest
 from ..core.limits import Limits, data_size_problem
-from ..core.nodes import tensorviz_figure
+from ..core.nodes import error_box, tensorviz_figure
 from ..core.request import ExecutionRequest
 from ..core.sweep import Sweep
 from ..store.artifacts import StoreProblem
@@ -191,9 +191,3 @@ def printed_output(stdout: str) -> nodes.Element:
     return box
 
 
-def error_box(message: str, traceback: str) -> nodes.Element:
-    box = nodes.error(classes=["tv-error"])
-    box += nodes.paragraph("", message)
-    if traceback:
-        box += nodes.literal_block(traceback, traceback, classes=["tv-traceback"])
-    return box
