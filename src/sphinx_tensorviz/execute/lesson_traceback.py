@@ -72,8 +72,9 @@ class _Paths:
         self.root = Path(srcdir).resolve() if srcdir else None
         self.inline_name = inline_name
         # a course-local virtual environment lives inside the source folder: its files are libraries
-        prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values()}
-        self.libraries = [Path(p).resolve() for p in prefixes if p]
+        installed = {sysconfig.get_paths()[name] for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+        installed.update(p for p in sys.path if {"site-packages", "dist-packages"} & set(Path(p).parts))
+        self.libraries = [Path(p).resolve() for p in installed if p]
         self.search = sorted((Path(p).resolve() for p in sys.path if p), key=lambda p: len(p.parts), reverse=True)
 
     def is_package(self, filename: str) -> bool:
@@ -87,7 +88,8 @@ class _Paths:
 
     def shown(self, filename: str) -> str:
         """An author's file relative to the source folder (inline code: ``page.md:LINE``); a library's
-        relative to the ``sys.path`` folder it came from; anything else (``<frozen ...>``) as it is."""
+        as it was imported, relative to the innermost ``sys.path`` folder that holds it; a name that
+        is not a path (``<frozen ...>``) as it is."""
         if self.inline_name is not None and filename == self.inline_name:
             page, _, line = filename.rpartition(":")
             return f"{self.shown(page)}:{line}"
@@ -95,14 +97,10 @@ class _Paths:
         if not path.is_absolute():
             return filename
         resolved = path.resolve()
-        if self.is_author(filename) and self.root is not None:
+        if self.root is not None and self.is_author(filename):
             return resolved.relative_to(self.root).as_posix()
-        for folder in self.search:
-            if resolved.is_relative_to(folder) and not (self.root is not None and folder == self.root):
-                return resolved.relative_to(folder).as_posix()
-        if self.root is not None and resolved.is_relative_to(self.root):
-            return resolved.relative_to(self.root).as_posix()
-        return path.name
+        folder = next((f for f in self.search if resolved.is_relative_to(f)), None)
+        return resolved.relative_to(folder).as_posix() if folder is not None else path.name
 
 
 def _inside(filename: str, folders: list[Path]) -> bool:
