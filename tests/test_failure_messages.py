@@ -51,6 +51,25 @@ GRAPH_PAGE = """\
 :inputs: [{shape: [2, 4]}]
 ```
 """
+CRASH_PAGE = """\
+# A model file that warns, then ends its process
+
+```{tv-heatmap}
+:source: models/crash.py
+:function: compute
+```
+"""
+CRASH = """\
+import os
+import sys
+import warnings
+
+
+def compute():
+    warnings.warn("about to leave without a result")  # printed with this file's path
+    sys.stderr.flush()
+    os._exit(3)
+"""
 YAML_PAGE = """\
 # Broken options
 
@@ -68,8 +87,9 @@ def compute(n):
 def failed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
     pytest.importorskip("torch")
     src = tmp_path_factory.mktemp("messages") / "src"
-    files = {"conf.py": CONF, "index.md": "# Course\n\n```{toctree}\nmodel\nyaml\n```\n", "model.md": GRAPH_PAGE,
-             "yaml.md": YAML_PAGE, "models/mlp.py": MODEL}
+    files = {"conf.py": CONF, "index.md": "# Course\n\n```{toctree}\nmodel\ncrash\nyaml\n```\n",
+             "model.md": GRAPH_PAGE, "crash.md": CRASH_PAGE, "yaml.md": YAML_PAGE, "models/mlp.py": MODEL,
+             "models/crash.py": CRASH}
     for name, text in files.items():
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         (src / name).write_text(text, "utf-8")
@@ -116,12 +136,17 @@ def test_a_torch_shape_error_names_the_author_s_line_first(failed: tuple[Path, B
 
 
 def test_no_folder_of_the_build_machine_on_the_page_or_in_the_record(failed: tuple[Path, Build]) -> None:
+    """Error boxes are published and failure records committed: the lesson's traceback, and what a
+    crashed worker wrote (a warning names the file it came from), name the project's files relatively."""
     src, built = failed
-    (record_path,) = (store_dir(src) / "failures").glob("*.json")
-    record = json.loads(record_path.read_text("utf-8"))
-    assert record["subtype"] == "execution" and "models/mlp.py" in record["traceback"]
+    records = {json.loads(p.read_text("utf-8"))["subtype"]: json.loads(p.read_text("utf-8"))
+               for p in (store_dir(src) / "failures").glob("*.json")}
+    assert set(records) == {"execution", "crash"}
+    assert "models/mlp.py" in records["execution"]["traceback"]
+    assert "models/crash.py:7: UserWarning: about to leave without a result" in records["crash"]["traceback"]
     machine = {str(src), str(src.resolve()), sys.prefix, str(Path(sys.prefix).resolve())}
-    for text in (record["message"], record["traceback"], built.html("model"), built.html("yaml")):
+    texts = [text for record in records.values() for text in (record["message"], record["traceback"])]
+    for text in texts + [built.html("model"), built.html("crash"), built.html("yaml")]:
         for folder in machine:
             assert folder not in text, (folder, text[:2000])
 

@@ -170,8 +170,9 @@ def script_body() -> str:
     shared = "\n\n".join([*_sources("loader.py", ("BadResult", "import_file", "seeded_arguments")),
                            *_sources("inputs.py", ("InputSpecError", "numpy_input", "build_call", "_input_name")),
                            *_sources("determinism.py", ("seed_everything",)),
-                           *_sources("tolerance.py", ("FLOAT_EPS", "RTOL_ULPS", "RTOL_ULPS_HALF", "ATOL_ULPS", "NOISE_ULPS",
-                                                      "ASSUMED_DTYPE", "is_exact", "default_tolerance", "within"))])
+                           *_sources("tolerance.py", ("FLOAT_EPS", "RTOL_ULPS", "RTOL_ULPS_HALF", "ATOL_ULPS",
+                                                      "NOISE_ULPS", "ASSUMED_DTYPE", "is_exact", "default_tolerance",
+                                                      "within"))])
     return shared + _MAIN
 
 

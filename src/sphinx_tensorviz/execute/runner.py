@@ -37,6 +37,7 @@ from ..core.limits import LimitExceeded, Limits, check_data_size, check_result_s
 from ..core.protocol import Failure, FailureKind, Job, Result, parse_result
 from .caches import cache_environment, cache_mounts
 from .determinism import worker_environment
+from .lesson_traceback import project_relative
 from .pool import ForkedWorker, WorkerPool, open_pool
 from .processes import (
     TOKEN_VARIABLE,
@@ -148,7 +149,16 @@ def run_one(key: str, job: Job, settings: RunSettings, warm: WorkerPool | None =
         outcome = _run_in(job_dir, key, job, settings, warm)
     finally:
         shutil.rmtree(job_dir, ignore_errors=True)
-    return Outcome(outcome.key, outcome.result, started, time.time())
+    return Outcome(outcome.key, _published(outcome.result, job.srcdir), started, time.time())
+
+
+def _published(result: Result, srcdir: str) -> Result:
+    """A failure as its error box and committed record show it: the project's folder taken out of what
+    the build adds (a crashed worker's output names the files that warned), like the worker's own."""
+    if not isinstance(result, Failure):
+        return result
+    return replace(result, message=project_relative(result.message, srcdir),
+                   traceback=project_relative(result.traceback, srcdir), stderr=project_relative(result.stderr, srcdir))
 
 
 class _Guarded:

@@ -78,8 +78,8 @@ def downloads_list(files: list[Download], href: Any) -> nodes.Element:
     box += items
     archive = files[0].name
     box += nodes.paragraph("", "", nodes.Text("To run it, download "), nodes.literal("", archive),
-                           nodes.Text(" (the code, run.py and requirements.txt, each in the folder run.py expects it in) "
-                                      "and, in the folder you saved it to, run:"))
+                           nodes.Text(" (the code, run.py and requirements.txt, each in the folder run.py "
+                                      "expects it in) and, in the folder you saved it to, run:"))
     commands = instructions(archive)
     box += nodes.literal_block(commands, commands, language="text", linenos=False, classes=["tv-commands"])
     box += nodes.paragraph("", "run.py recomputes the figure and compares it with the record, within the "
