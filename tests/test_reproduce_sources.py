@@ -114,3 +114,15 @@ def test_no_artifact_string_becomes_code_in_run_py(base: str) -> None:
             assert code.endswith(body), (path, is_key, payload)
             assert _shape(code[:-len(body)]) == benign, (path, is_key, payload)
     assert made > 0.8 * len(places) * len(PAYLOADS)  # nearly every place was tried in a real script
+
+
+def test_every_committed_artifact_may_have_its_downloads() -> None:
+    """The download checks (issue 24, point 25) refuse hostile fields, not the course's own artifacts."""
+    from sphinx_tensorviz.features.downloads.checked import check_download_fields
+
+    repo = Path(__file__).resolve().parent.parent
+    paths = [*repo.glob("lessons/tensorviz_artifacts/*.json"), *repo.glob("docs/tensorviz_artifacts/*.json"),
+             *SNAPSHOT_STORE.glob("*.json")]
+    assert len(paths) > 20
+    for path in paths:
+        check_download_fields(json.loads(path.read_text("utf-8")))

@@ -20,8 +20,8 @@ VERSION = re.compile(r"[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0
                      re.ASCII | re.IGNORECASE)
 #: Python's own version (``platform.python_version()``), e.g. 3.11.7, 3.14.0rc1, 3.13.0a1+
 PYTHON_VERSION = re.compile(r"[0-9]+\.[0-9]+(\.[0-9]+)?((a|b|rc)[0-9]+)?\+?", re.ASCII)
-#: a lesson id: a document name or a ``:lesson:`` name (letters, digits, spaces and ``_.+:()-``)
-LESSON_ID = re.compile(r"\w[\w .+:()-]{0,199}")
+#: a lesson id: a document name or a ``:lesson:`` name (letters, digits, spaces and ``_.,+:()-``)
+LESSON_ID = re.compile(r"\w[\w .,+:()-]{0,199}")
 #: the frameworks ``requirements.txt`` pins
 FRAMEWORKS = ("numpy", "torch", "jax")
 
@@ -32,7 +32,7 @@ class RefusedDownload(ValueError):
 
 def check_download_fields(artifact: dict[str, Any]) -> None:
     """Raise :class:`RefusedDownload`, naming the field, unless every field a download uses is well formed."""
-    _expect("lessonId", artifact.get("lessonId"), LESSON_ID, "a lesson name (letters, digits, spaces, _.+:()-)")
+    _expect("lessonId", artifact.get("lessonId"), LESSON_ID, "a lesson name (letters, digits, spaces, _.,+:()-)")
     environment = artifact.get("environment") or {}
     _expect("environment.python", environment.get("python"), PYTHON_VERSION, "a Python version")
     framework = environment.get("framework")
