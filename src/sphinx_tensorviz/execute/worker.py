@@ -29,7 +29,7 @@ from ..core.limits import LimitExceeded, Limits, check_graph_nodes, check_result
 from ..core.protocol import Failure, FailureKind, Job, ProtocolError, Result, Success
 from ..store.artifacts import dump_json
 from .determinism import describe_environment, seed_everything
-from .lesson_traceback import lesson_error, project_relative
+from .lesson_traceback import lesson_error
 from .loader import BadResult, import_file, run_inline
 from .processes import PR_SET_PDEATHSIG, prctl
 from .tail_buffer import TailBuffer
@@ -69,8 +69,7 @@ def run_job(job: Job) -> Result:
     except LimitExceeded as exc:
         return Failure(FailureKind.limit, str(exc), stdout=stdout.getvalue(), notes=notes(), limit=exc.name)
     except BadResult as exc:
-        return Failure(FailureKind.bad_result, project_relative(str(exc), job.srcdir), stdout=stdout.getvalue(),
-                       notes=notes())
+        return Failure(FailureKind.bad_result, str(exc), stdout=stdout.getvalue(), notes=notes())
     except BaseException as exc:  # noqa: BLE001 - any lesson error is reported, not raised
         error = lesson_error(exc, job.srcdir, job.inline_name)
         return Failure(FailureKind.execution, error.message, error.traceback, stdout.getvalue(), notes())
