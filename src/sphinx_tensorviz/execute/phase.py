@@ -104,7 +104,11 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
         return True
     if found is not None:
         return False
-    failure = store.read_failure(content_hash)
+    failure = store.check_failure(content_hash)
+    if isinstance(failure, StoreProblem):
+        warn(f"failure record failures/{failure.path.name} {failure.reason}; it is ignored "
+             "and the code runs again", Subtype.store, location=(request.docname, request.lineno))
+        return True
     if failure is None:
         return True
     from .safeguards import limit_raised

@@ -42,6 +42,7 @@ from .artifacts import (
     schema_errors,
     usable_failure,
 )
+from .files import is_regular, read_regular
 from .signing import KEY_VARIABLE, sign, signature_problem, signing_key
 
 #: schemes fsspec can only read
@@ -181,7 +182,7 @@ class RemoteStore(ArtifactStore):
             return False
 
     def size_of(self, kind: str, content_hash: str) -> int | None:
-        if kind == "artifact" and self.artifact_path(content_hash).is_file():
+        if kind == "artifact" and is_regular(self.artifact_path(content_hash)):
             return self.artifact_path(content_hash).stat().st_size  # the cached copy has the object's bytes
         try:
             return int(self._call("size", self._remote(kind, content_hash)))
@@ -193,7 +194,7 @@ class RemoteStore(ArtifactStore):
         """Fetch the artifacts among ``hashes`` that are not cached, concurrently (one request each, in
         flight together), and put the valid ones in the cache, so that reading them next costs no round
         trip. Absent and invalid ones are left for :meth:`read_artifact` to report."""
-        wanted = {self._remote("artifact", h): h for h in set(hashes) if not self.artifact_path(h).is_file()}
+        wanted = {self._remote("artifact", h): h for h in set(hashes) if not is_regular(self.artifact_path(h))}
         if not wanted:
             return
         try:
@@ -216,7 +217,7 @@ class RemoteStore(ArtifactStore):
 
     def read_artifact(self, content_hash: str) -> dict[str, Any] | StoreProblem | None:
         cached = self.artifact_path(content_hash)
-        if cached.is_file():
+        if is_regular(cached):
             found = super().read_artifact(content_hash)
             if not isinstance(found, StoreProblem) and self._cached_signature_ok(content_hash):
                 return found
@@ -264,13 +265,13 @@ class RemoteStore(ArtifactStore):
         if not self.require_signature:
             return True
         try:
-            data = self.artifact_path(content_hash).read_bytes()
-            signature = self._cached_signature(content_hash).read_bytes()
+            data = read_regular(self.artifact_path(content_hash), self.read_limit)
+            signature = read_regular(self._cached_signature(content_hash), 4096)
         except OSError:
             return False
         return signature_problem(signing_key(), data, signature) is None
 
-    def read_failure(self, content_hash: str) -> dict[str, Any] | None:
+    def check_failure(self, content_hash: str) -> dict[str, Any] | None:
         try:
             data = self._fetch("failure", content_hash)
             record = json.loads(data) if data is not None else self._held("failure", content_hash)
