@@ -70,11 +70,31 @@ def execute_all(env: BuildEnvironment, conf: Settings, verbosity: int = 0) -> No
 
         outcomes = run_batches(to_run, lambda r: job_for(r, env, store), store, conf, environment, verbosity)
     stored = {h: store.read_artifact(h) for h in first}
+    if conf.mode != "off":  # "off" is how the tensorviz command reads a project: it only looks
+        _upload_missing(store, requests, stored)
     failing = failing_claims_of(env)  # re-read on the next build, so their claims warn again
     failing.clear()
     failing.update(r.docname for r in requests if isinstance(found := stored[r.content_hash], dict)
                    and any(not c["passed"] for c in found.get("checks", [])))
     _summarise(requests, outcomes, stored, store)
+
+
+def _upload_missing(store: ArtifactStore, requests: list[ExecutionRequest],
+                    stored: dict[str, dict[str, object] | StoreProblem | None]) -> None:
+    """End the build with every artifact it used in the shared store: a remote store may have lost
+    what this machine's cache holds, and another machine would then find nothing."""
+    used = [r for r in requests if isinstance(stored[r.content_hash], dict)]
+    try:
+        uploaded = store.upload_missing(r.content_hash for r in used)
+    except OSError as exc:
+        first = used[0] if used else None
+        warn(f"cannot make sure the store {store.location} holds this build's artifacts ({exc}); another "
+             "machine may execute them again. Fix access to the store and build again", Subtype.store,
+             location=(first.docname, first.lineno) if first else None)
+        return
+    if uploaded:
+        logger.info("tensorviz: uploaded %d artifact(s) the store lacked to %s, from this machine's cache",
+                    len(uploaded), store.location)
 
 
 def _summarise(requests: list[ExecutionRequest], outcomes: dict[str, Outcome],

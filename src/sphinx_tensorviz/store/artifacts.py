@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,11 @@ class ArtifactStore:
 
     def prefetch(self, hashes: Any) -> None:
         """Make the next reads of ``hashes`` cheap; a local folder needs nothing (see RemoteStore)."""
+
+    def upload_missing(self, hashes: Iterable[str]) -> list[str]:
+        """Put into the shared store every artifact among ``hashes`` that it lacks and this machine has;
+        return their hashes. A folder is the store itself: it lacks nothing (see RemoteStore)."""
+        return []
 
     def has_artifact(self, content_hash: str) -> bool:
         return is_regular(self.artifact_path(content_hash)) or self._held("artifact", content_hash) is not None

@@ -17,6 +17,11 @@ local one: schema, name = ``contentHash`` = hash of its request), and the
 the hash of its request, so a cached copy never goes stale: only missing files
 are fetched. Failure records are not cached, since another machine may replace or clear them.
 
+The cache may save a download, never an upload: a bucket can lose what this machine holds (it was
+recreated, or a test server restarted), and another machine then finds nothing. So a build ends
+with :meth:`RemoteStore.upload_missing`: one listing of the store, and every artifact the build
+used that the listing lacks is uploaded from the cache.
+
 Writes are one ``PUT`` of the whole object (atomic on object stores: a reader sees
 the old object or the new one); writing the same hash twice stores an equally
 valid artifact, so concurrent builds need no lock across machines.
@@ -24,6 +29,7 @@ valid artifact, so concurrent builds need no lock across machines.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Iterable
@@ -256,6 +262,41 @@ class RemoteStore(ArtifactStore):
             cached.unlink(missing_ok=True)
             return StoreProblem(shown, found.reason)
         return found
+
+    def upload_missing(self, hashes: Iterable[str]) -> list[str]:
+        """Upload every artifact among ``hashes`` that the store's listing lacks, as this machine's cache
+        holds it (the bytes that were checked when read), signed when the signing key is set.
+
+        One listing, whatever the number of hashes. Raises OSError when the store cannot be listed or
+        written; a read-only mirror is skipped (it is filled by writing to the store it mirrors).
+        """
+        if self.read_only:
+            return []
+        lacking = sorted(set(hashes) - set(self.artifact_hashes()))
+        key = signing_key()
+        uploaded = []
+        for content_hash in lacking:
+            data = self._checked_bytes(content_hash)
+            if data is None:
+                continue  # not held here either: nothing this machine can give
+            if key is not None:  # the signature first, as write_artifact does
+                self._put("signature", content_hash, sign(key, data))
+            self._put("artifact", content_hash, data.decode("utf-8"))
+            uploaded.append(content_hash)
+        return uploaded
+
+    def _checked_bytes(self, content_hash: str) -> bytes | None:
+        """The artifact's bytes as they were checked in this process (the cached file, if unchanged since,
+        else the validated document's JSON), ``None`` when this process did not read it."""
+        known = self.read.get(content_hash)
+        held = self._held("artifact", content_hash)
+        if known is None:
+            return dump_json(held).encode("utf-8") if held is not None else None
+        try:
+            data = read_regular(self.artifact_path(content_hash), self.read_limit)
+        except OSError:
+            data = b""
+        return data if hashlib.sha256(data).hexdigest() == known[2] else dump_json(known[1]).encode("utf-8")
 
     def _cached_signature(self, content_hash: str) -> Path:
         return self.root / "signatures" / f"{content_hash}.sig"
