@@ -258,7 +258,7 @@ def test_two_concurrent_builds_are_not_mistaken_for_lesson_code(tmp_path: Path) 
 # ------------------------------------------------------------------------------------------------
 # issue 24, points 23 and 26: store entries that are not regular files, and corrupt artifacts
 # ------------------------------------------------------------------------------------------------
-def _build_in_subprocess(src: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+def _build_in_subprocess(src: Path, timeout: float = 240, *options: str) -> subprocess.CompletedProcess[str]:
     """A real ``sphinx-build`` in its own process, under a 4 GiB address-space limit and a timeout,
     so a store that would be read without end fails this test instead of the test run."""
     import resource
@@ -267,7 +267,7 @@ def _build_in_subprocess(src: Path, timeout: float = 240) -> subprocess.Complete
     def limit_memory() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
-    return subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(src), str(src / "_build")],
+    return subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", *options, str(src), str(src / "_build")],
                           capture_output=True, text=True, timeout=timeout, preexec_fn=limit_memory)
 
 
@@ -327,3 +327,18 @@ def test_a_corrupt_artifact_is_a_miss_and_is_replaced_by_the_new_result(tmp_path
     assert_store_valid(src)
     clean = run_sphinx(src)
     assert clean.summary == (0, 1, 0) and clean.tensorviz_warnings() == []
+
+
+def test_a_recorded_truncation_warns_again_on_a_cached_rebuild(tmp_path: Path) -> None:
+    """The stdout-truncation warning is part of the result: a cached rebuild under ``-W`` (nothing runs,
+    no page is read again) repeats it at the figure and fails like the build that executed it."""
+    chatty = heatmap_page("import numpy as np\n\nprint('x' * 5000)\nresult = np.eye(2)", "Chatty")
+    src = make_project(tmp_path / "src", {"chatty": chatty}, "tensorviz_max_stdout_kb = 1\n")
+    builds = [_build_in_subprocess(src, 240, "-W") for _ in range(2)]
+    for n, built in enumerate(builds):
+        assert built.returncode == 1, (n, built.stderr)  # -W: the warning fails both builds
+        (warning,) = _located_in(built.stderr, src, "chatty", "limit")
+        assert "only the last 1 KB are kept (tensorviz_max_stdout_kb)" in warning, (n, warning)
+    (artifact,) = load_artifacts(src).values()
+    assert any("tensorviz_max_stdout_kb" in note for note in artifact["notes"])
+    assert len(artifact_files(src)) == 1 and "[tensorviz.execution]" not in builds[1].stderr

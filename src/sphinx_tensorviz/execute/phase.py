@@ -72,11 +72,25 @@ def execute_all(env: BuildEnvironment, conf: Settings, verbosity: int = 0) -> No
     stored = {h: store.read_artifact(h) for h in first}
     if conf.mode != "off":  # "off" is how the tensorviz command reads a project: it only looks
         _upload_missing(store, requests, stored)
+    _repeat_notes(requests, outcomes, stored)
     failing = failing_claims_of(env)  # re-read on the next build, so their claims warn again
     failing.clear()
     failing.update(r.docname for r in requests if isinstance(found := stored[r.content_hash], dict)
                    and any(not c["passed"] for c in found.get("checks", [])))
     _summarise(requests, outcomes, stored, store)
+
+
+def _repeat_notes(requests: list[ExecutionRequest], outcomes: dict[str, Outcome],
+                  stored: dict[str, dict[str, object] | StoreProblem | None]) -> None:
+    """Warn again about what the worker had to cut (the artifact's ``notes``) for every figure drawn
+    from the store: its result is incomplete on every build, not only on the one that ran it."""
+    for request in requests:
+        found = stored[request.content_hash]
+        if request.content_hash in outcomes or not isinstance(found, dict):
+            continue  # a job of this build warned itself (execute/safeguards.report_notes)
+        for note in found.get("notes") or ():
+            warn(f"{request.directive}: {note} (recorded when it ran)", Subtype.limit,
+                 location=(request.docname, request.lineno))
 
 
 def _upload_missing(store: ArtifactStore, requests: list[ExecutionRequest],
