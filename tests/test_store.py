@@ -305,6 +305,29 @@ def test_an_oversized_store_file_is_refused_unread(store: ArtifactStore, artifac
     assert store.read_failure(content_hash) is None
 
 
+def test_the_lock_and_the_failures_folder_are_never_used_through_a_link(store: ArtifactStore,
+                                                                          artifact: dict[str, Any],
+                                                                          tmp_path: Path) -> None:
+    """A cloned course can carry ``failures/.lock`` as a link to a file of the user (opening a lock
+    truncates it) or ``failures/`` as a link to another folder: the store truncates and writes nothing
+    there; a link in place of the lock is replaced, and a linked ``failures/`` is refused (an OSError,
+    which a build reports as a store it cannot write)."""
+    outside = tmp_path / "bashrc"
+    outside.write_text("export PATH=/usr/bin\n", "utf-8")
+    (store.root / "failures").mkdir(parents=True)
+    (store.root / "failures" / ".lock").symlink_to(outside)
+    store.write_artifact(artifact)
+    assert outside.read_text("utf-8") == "export PATH=/usr/bin\n"
+    assert not (store.root / "failures" / ".lock").is_symlink()
+    elsewhere = tmp_path / "home"
+    elsewhere.mkdir()
+    shutil.rmtree(store.root / "failures")
+    (store.root / "failures").symlink_to(elsewhere)
+    with pytest.raises(OSError, match="symbolic link"):
+        store.write_failure(artifact["contentHash"], {"subtype": "crash", "message": "died"})
+    assert list(elsewhere.iterdir()) == []
+
+
 def _sha256(path: Path) -> str:
     import hashlib
 

@@ -26,6 +26,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from ..core.hashing import digest
@@ -286,12 +287,13 @@ class ArtifactStore:
             handle.write(line)
 
     def ledger_mark(self) -> tuple[int, int]:
-        """Where the ledger ends now: (inode, size); see :meth:`written_since`."""
+        """Where the ledger ends now: (inode, size), ``(0, 0)`` when there is no regular ledger (the one
+        written next is then read whole); see :meth:`written_since`."""
         try:
-            stat = (self.root / "failures" / LEDGER).stat()
+            stat = (self.root / "failures" / LEDGER).lstat()
         except OSError:
             return (0, 0)
-        return (stat.st_ino, stat.st_size)
+        return (stat.st_ino, stat.st_size) if S_ISREG(stat.st_mode) else (0, 0)
 
     def written_since(self, mark: tuple[int, int]) -> set[tuple[str, str]]:
         """(relative path, sha256) of every write noted in the ledger after ``mark``.
@@ -323,7 +325,12 @@ class ArtifactStore:
     def _lock(self) -> Any:
         """A lock in the git-ignored ``failures/`` folder, so it never shows up as a change."""
         local = self.root / "failures"
+        if local.is_symlink():  # a cloned course's link to another folder: never write through it
+            raise Refused(local, "is a symbolic link, not a folder; the store does not write through it")
         local.mkdir(parents=True, exist_ok=True)
+        lock = local / ".lock"
+        if lock.is_symlink() or (lock.exists() and not is_regular(lock)):
+            lock.unlink()  # not ours (a link, a FIFO): a new, empty lock file takes its place
         ignore = local / ".gitignore"
         if not ignore.exists():
             text = "# local records of failed executions and the store lock; not committed\n*\n"
@@ -331,7 +338,7 @@ class ArtifactStore:
             self._note_written(ignore, text)
         from filelock import FileLock  # only a build that writes needs it
 
-        return FileLock(str(local / ".lock"), mode=FILE_MODE)
+        return FileLock(str(lock), mode=FILE_MODE)
 
 
 def usable_failure(content_hash: str, record: Any) -> dict[str, Any] | None:
