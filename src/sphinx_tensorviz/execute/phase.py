@@ -72,7 +72,7 @@ def execute_all(env: BuildEnvironment, conf: Settings, verbosity: int = 0) -> No
     stored = {h: store.read_artifact(h) for h in first}
     if conf.mode != "off":  # "off" is how the tensorviz command reads a project: it only looks
         _upload_missing(store, requests, stored)
-    _repeat_notes(requests, outcomes, stored)
+        _repeat_notes(requests, outcomes, stored)
     failing = failing_claims_of(env)  # re-read on the next build, so their claims warn again
     failing.clear()
     failing.update(r.docname for r in requests if isinstance(found := stored[r.content_hash], dict)
