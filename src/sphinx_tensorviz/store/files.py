@@ -30,7 +30,7 @@ class Refused(OSError):
 
 def kind_of(mode: int) -> str:
     """What an entry of this ``st_mode`` is, in words."""
-    return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+    return _KINDS.get(stat.S_IFMT(mode), "a special file")
 
 
 def _not_regular(path: Path, mode: int) -> Refused:
