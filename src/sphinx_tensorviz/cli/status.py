@@ -52,7 +52,7 @@ def entries(project: Project) -> list[dict[str, Any]]:
         found = store.read_artifact(request.content_hash)
         failure = store.read_failure(request.content_hash)
         previous = None
-        if isinstance(found, dict) and request.content_hash not in shared:
+        if isinstance(found, dict) and store.uploads and request.content_hash not in shared:
             state, why = "missing", [f"cached on this machine but not in the store {store.location}; "
                                      "the next build uploads it"]
         elif isinstance(found, dict):

@@ -120,6 +120,12 @@ class ArtifactStore:
     def prefetch(self, hashes: Any) -> None:
         """Make the next reads of ``hashes`` cheap; a local folder needs nothing (see RemoteStore)."""
 
+    @property
+    def uploads(self) -> bool:
+        """Whether this machine's copy can hold what the store lacks, to be uploaded (a remote store
+        that can be written); a folder is the store itself."""
+        return False
+
     def upload_missing(self, hashes: Iterable[str]) -> list[str]:
         """Put into the shared store every artifact among ``hashes`` that it lacks and this machine has;
         return their hashes. A folder is the store itself: it lacks nothing (see RemoteStore)."""

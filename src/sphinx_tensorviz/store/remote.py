@@ -263,6 +263,10 @@ class RemoteStore(ArtifactStore):
             return StoreProblem(shown, found.reason)
         return found
 
+    @property
+    def uploads(self) -> bool:
+        return not self.read_only
+
     def upload_missing(self, hashes: Iterable[str]) -> list[str]:
         """Upload every artifact among ``hashes`` that the store's listing lacks, as this machine's cache
         holds it (the bytes that were checked when read), signed when the signing key is set.
@@ -270,7 +274,7 @@ class RemoteStore(ArtifactStore):
         One listing, whatever the number of hashes. Raises OSError when the store cannot be listed or
         written; a read-only mirror is skipped (it is filled by writing to the store it mirrors).
         """
-        if self.read_only:
+        if not self.uploads:
             return []
         lacking = sorted(set(hashes) - set(self.artifact_hashes()))
         key = signing_key()
