@@ -236,6 +236,9 @@ def test_an_unreachable_store_warns_and_the_build_goes_on(tmp_path: Path) -> Non
     assert any("cannot write to the artifact store s3://nowhere/course" in w and "shown from memory" in w
                for w in warnings), warnings
     assert (src / "_build" / "index.html").read_text("utf-8").count("<svg") >= 2  # both figures drawn
+    # the end-of-build upload (issue 24, point 21) cannot reach it either: said once, at a figure
+    ensured = [w for w in warnings if "cannot make sure the store s3://nowhere/course holds" in w]
+    assert len(ensured) == 1 and f"{src / 'index.md'}:" in ensured[0], warnings
 
 
 def test_signed_artifacts_are_checked_by_readers_that_require_them(heatmaps: dict, s3: S3, tmp_path: Path,  # noqa: F811
