@@ -288,7 +288,8 @@ class ArtifactStore:
             except Refused:
                 kept = []
             _atomic_write(ledger, "".join(kept[len(kept) // 2:]))
-        fd = os.open(ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        fd = os.open(ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     FILE_MODE)  # O_NONBLOCK: a FIFO put there meanwhile fails at once, never blocks
         with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(line)
 
