@@ -253,3 +253,92 @@ def test_two_concurrent_builds_are_not_mistaken_for_lesson_code(tmp_path: Path) 
     assert not (store_dir(src) / "failures" / "quarantine").exists()
     assert_store_valid(src)
     nothing_left_behind()
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 24, points 23 and 26: store entries that are not regular files, and corrupt artifacts
+# ------------------------------------------------------------------------------------------------
+def _build_in_subprocess(src: Path, timeout: float = 240, *options: str) -> subprocess.CompletedProcess[str]:
+    """A real ``sphinx-build`` in its own process, under a 4 GiB address-space limit and a timeout,
+    so a store that would be read without end fails this test instead of the test run."""
+    import resource
+    import sys
+
+    def limit_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    return subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", *options, str(src), str(src / "_build")],
+                          capture_output=True, text=True, timeout=timeout, preexec_fn=limit_memory)
+
+
+def _located_in(stderr: str, src: Path, page: str, subtype: str) -> list[str]:
+    """The ``[tensorviz.<subtype>]`` warnings of a subprocess build located at ``page``'s directive line."""
+    from conftest import directive_lines, warning_records
+
+    prefix = f"{src / page}.md:{directive_lines(src / f'{page}.md')[0]}: WARNING:"
+    return [r for r in warning_records(stderr) if r.startswith(prefix) and f"[tensorviz.{subtype}]" in r]
+
+
+@pytest.mark.parametrize("entry", ["symlink-to-dev-zero", "fifo"])
+def test_a_store_entry_that_is_not_a_regular_file_is_refused_and_replaced(tmp_path: Path, entry: str) -> None:
+    """An artifact and a failure record replaced by a symlink to ``/dev/zero`` (read whole, it never
+    ends) or by a FIFO (opened for reading, it waits for a writer for ever): the build reads neither,
+    warns at each figure, runs both again and stores regular files in their place."""
+    src = make_project(tmp_path / "src", {"first": FIRST, "broken": BROKEN})
+    first = _build_in_subprocess(src)
+    assert first.returncode == 0, first.stderr
+    (artifact_hash,) = artifact_files(src)
+    (failure,) = (store_dir(src) / "failures").glob("*.json")
+    for path in (artifact_files(src)[artifact_hash], failure):
+        path.unlink()
+        if entry == "fifo":
+            os.mkfifo(path)
+        else:
+            path.symlink_to("/dev/zero")
+    again = _build_in_subprocess(src)  # before the fix: a MemoryError traceback, or a hang until the timeout
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr
+    for page, what in (("first", "stored artifact"), ("broken", "failure record")):
+        (warning,) = _located_in(again.stderr, src, page, "store")
+        assert what in warning and "not a regular file" in warning, warning
+    assert any("broken on purpose" in w for w in _located_in(again.stderr, src, "broken", "execution"))
+    assert ">4<" in (src / "_build" / "first.html").read_text("utf-8")
+    for path in (artifact_files(src)[artifact_hash], failure):
+        assert stat.S_ISREG(os.lstat(path).st_mode), path  # replaced by the new result, atomically
+    assert_store_valid(src)
+    nothing_left_behind()
+
+
+@pytest.mark.parametrize("junk", [bytes(range(256)) * 12, b'{"contentHash": "trunc'])
+def test_a_corrupt_artifact_is_a_miss_and_is_replaced_by_the_new_result(tmp_path: Path, junk: bytes) -> None:
+    """``head -c3000 /dev/urandom > <hash>.json`` (not UTF-8), or a truncated JSON file: the figure runs
+    again, its result replaces the file, and no failure is recorded against the lesson."""
+    src = make_project(tmp_path / "src", {"first": FIRST})
+    assert run_sphinx(src).statuscode == 0
+    (path,) = artifact_files(src).values()
+    path.write_bytes(junk)
+    repaired = run_sphinx(src)
+    assert repaired.statuscode == 0, repaired.warnings
+    assert repaired.summary == (1, 0, 0)
+    located(repaired, src, "first", "store", "is not valid JSON", "executing again")
+    assert [w for w in repaired.tensorviz_warnings() if "[tensorviz.store]" not in w] == []
+    assert list((store_dir(src) / "failures").glob("*.json")) == []
+    assert ">4<" in repaired.html("first")
+    assert_store_valid(src)
+    clean = run_sphinx(src)
+    assert clean.summary == (0, 1, 0) and clean.tensorviz_warnings() == []
+
+
+def test_a_recorded_truncation_warns_again_on_a_cached_rebuild(tmp_path: Path) -> None:
+    """The stdout-truncation warning is part of the result: a cached rebuild under ``-W`` (nothing runs,
+    no page is read again) repeats it at the figure and fails like the build that executed it."""
+    chatty = heatmap_page("import numpy as np\n\nprint('x' * 5000)\nresult = np.eye(2)", "Chatty")
+    src = make_project(tmp_path / "src", {"chatty": chatty}, "tensorviz_max_stdout_kb = 1\n")
+    builds = [_build_in_subprocess(src, 240, "-W") for _ in range(2)]
+    for n, built in enumerate(builds):
+        assert built.returncode == 1, (n, built.stderr)  # -W: the warning fails both builds
+        (warning,) = _located_in(built.stderr, src, "chatty", "limit")
+        assert "only the last 1 KB are kept (tensorviz_max_stdout_kb)" in warning, (n, warning)
+    (artifact,) = load_artifacts(src).values()
+    assert any("tensorviz_max_stdout_kb" in note for note in artifact["notes"])
+    assert len(artifact_files(src)) == 1 and "[tensorviz.execution]" not in builds[1].stderr

@@ -236,6 +236,9 @@ def test_an_unreachable_store_warns_and_the_build_goes_on(tmp_path: Path) -> Non
     assert any("cannot write to the artifact store s3://nowhere/course" in w and "shown from memory" in w
                for w in warnings), warnings
     assert (src / "_build" / "index.html").read_text("utf-8").count("<svg") >= 2  # both figures drawn
+    # the end-of-build upload (issue 24, point 21) cannot reach it either: said once, at a figure
+    ensured = [w for w in warnings if "cannot make sure the store s3://nowhere/course holds" in w]
+    assert len(ensured) == 1 and f"{src / 'index.md'}:" in ensured[0], warnings
 
 
 def test_signed_artifacts_are_checked_by_readers_that_require_them(heatmaps: dict, s3: S3, tmp_path: Path,  # noqa: F811
@@ -285,3 +288,30 @@ def test_the_course_builds_from_its_artifacts_in_a_bucket(s3: S3, tmp_path: Path
     assert built.summary == (0, len(committed), 0)
     assert built.tensorviz_warnings() == []
     assert {p.name: p.read_bytes() for p in (tmp_path / "cache").glob("*.json")} == committed
+
+
+def test_a_recreated_empty_bucket_is_filled_from_the_warm_cache(heatmaps: dict, s3: S3, tmp_path: Path,  # noqa: F811
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 24, point 21: this machine's cache holds every artifact, the bucket is new and empty (recreated,
+    or a restarted server). ``status --check`` says what the bucket lacks; the build executes nothing and ends
+    with the bucket holding every artifact it used, byte for byte as cached; then ``status --check`` passes."""
+    cache = tmp_path / "warm-cache"
+    shutil.copytree(heatmaps["base"] / "cache-a", cache)
+    cached = {p.name: p.read_bytes() for p in cache.glob("*.json")}
+    assert len(cached) == 4
+    url = s3.url("recreated")
+    assert objects(s3, url) == {}
+    src = copy_root("heatmap", tmp_path / "src")
+    project = [str(src), "--check", "-D", f"tensorviz_artifact_store={url}", "-D", f"tensorviz_cache_dir={cache}"]
+    assert main(["status", *project]) == 1
+    out = capsys.readouterr().out
+    assert out.count(f"not in the store {url}") == 4, out
+    built = remote_build(src, url, cache)
+    assert built.summary == (0, 4, 0)
+    assert built.tensorviz_warnings() == []
+    assert objects(s3, url) == cached  # every artifact the build used, uploaded as it was cached
+    assert "4 artifact(s) the store lacked" in built.status
+    assert main(["status", *project]) == 0
+    assert "4 directives: 4 cached" in capsys.readouterr().out
+    again = remote_build(src, url, cache)  # the bucket is complete: nothing more is uploaded
+    assert again.summary == (0, 4, 0) and "the store lacked" not in again.status

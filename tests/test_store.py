@@ -270,3 +270,65 @@ def test_the_shipped_schema_is_a_valid_json_schema() -> None:
 
     schema = artifact_validator().schema
     jsonschema.validators.validator_for(schema).check_schema(schema)
+
+
+# -- entries that are not regular files (issue 24, point 23) ----------------------------------------
+
+
+def test_the_ledger_is_never_written_through_a_link(store: ArtifactStore, artifact: dict[str, Any],
+                                                    tmp_path: Path) -> None:
+    """A ``failures/.ledger`` replaced by a link to a file elsewhere (a dotfile of the user): the store
+    appends nothing to that file, starts a ledger of its own, and still vouches for its writes."""
+    store.write_failure("f" * 64, {"subtype": "crash", "message": "died"})
+    outside = tmp_path / "bashrc"
+    outside.write_text("export PATH=/usr/bin\n", "utf-8")
+    ledger = store.root / "failures" / ".ledger"
+    ledger.unlink()
+    ledger.symlink_to(outside)
+    mark = store.ledger_mark()
+    store.write_artifact(artifact)
+    assert outside.read_text("utf-8") == "export PATH=/usr/bin\n"
+    assert not ledger.is_symlink()
+    assert (f"{artifact['contentHash']}.json", _sha256((store.root / f"{artifact['contentHash']}.json"))) in \
+        store.written_since(mark)
+
+
+def test_an_oversized_store_file_is_refused_unread(store: ArtifactStore, artifact: dict[str, Any]) -> None:
+    """A sparse file of a terabyte where a failure record should be is refused by its size, not read."""
+    content_hash = artifact["contentHash"]
+    store.write_failure(content_hash, {"subtype": "crash", "message": "died"})
+    path = store.root / "failures" / f"{content_hash}.json"
+    with open(path, "r+b") as handle:
+        handle.truncate(1 << 40)
+    found = store.check_failure(content_hash)
+    assert isinstance(found, StoreProblem) and "over the limit" in found.reason
+    assert store.read_failure(content_hash) is None
+
+
+def test_the_lock_and_the_failures_folder_are_never_used_through_a_link(store: ArtifactStore,
+                                                                          artifact: dict[str, Any],
+                                                                          tmp_path: Path) -> None:
+    """A cloned course can carry ``failures/.lock`` as a link to a file of the user (opening a lock
+    truncates it) or ``failures/`` as a link to another folder: the store truncates and writes nothing
+    there; a link in place of the lock is replaced, and a linked ``failures/`` is refused (an OSError,
+    which a build reports as a store it cannot write)."""
+    outside = tmp_path / "bashrc"
+    outside.write_text("export PATH=/usr/bin\n", "utf-8")
+    (store.root / "failures").mkdir(parents=True)
+    (store.root / "failures" / ".lock").symlink_to(outside)
+    store.write_artifact(artifact)
+    assert outside.read_text("utf-8") == "export PATH=/usr/bin\n"
+    assert not (store.root / "failures" / ".lock").is_symlink()
+    elsewhere = tmp_path / "home"
+    elsewhere.mkdir()
+    shutil.rmtree(store.root / "failures")
+    (store.root / "failures").symlink_to(elsewhere)
+    with pytest.raises(OSError, match="symbolic link"):
+        store.write_failure(artifact["contentHash"], {"subtype": "crash", "message": "died"})
+    assert list(elsewhere.iterdir()) == []
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -43,6 +43,8 @@ def build_artifact(request: ExecutionRequest, result: Success,
     }
     if result.checks is not None:
         artifact["checks"] = list(result.checks)
+    if result.notes:  # kept, so that a build drawing it from the store warns as the one that ran it did
+        artifact["notes"] = list(result.notes)
     return artifact
 
 

@@ -70,11 +70,45 @@ def execute_all(env: BuildEnvironment, conf: Settings, verbosity: int = 0) -> No
 
         outcomes = run_batches(to_run, lambda r: job_for(r, env, store), store, conf, environment, verbosity)
     stored = {h: store.read_artifact(h) for h in first}
+    if conf.mode != "off":  # "off" is how the tensorviz command reads a project: it only looks
+        _upload_missing(store, requests, stored)
+        _repeat_notes(requests, outcomes, stored)
     failing = failing_claims_of(env)  # re-read on the next build, so their claims warn again
     failing.clear()
     failing.update(r.docname for r in requests if isinstance(found := stored[r.content_hash], dict)
                    and any(not c["passed"] for c in found.get("checks", [])))
     _summarise(requests, outcomes, stored, store)
+
+
+def _repeat_notes(requests: list[ExecutionRequest], outcomes: dict[str, Outcome],
+                  stored: dict[str, dict[str, object] | StoreProblem | None]) -> None:
+    """Warn again about what the worker had to cut (the artifact's ``notes``) for every figure drawn
+    from the store: its result is incomplete on every build, not only on the one that ran it."""
+    for request in requests:
+        found = stored[request.content_hash]
+        if request.content_hash in outcomes or not isinstance(found, dict):
+            continue  # a job of this build warned itself (execute/safeguards.report_notes)
+        for note in found.get("notes") or ():
+            warn(f"{request.directive}: {note} (recorded when it ran)", Subtype.limit,
+                 location=(request.docname, request.lineno))
+
+
+def _upload_missing(store: ArtifactStore, requests: list[ExecutionRequest],
+                    stored: dict[str, dict[str, object] | StoreProblem | None]) -> None:
+    """End the build with every artifact it used in the shared store: a remote store may have lost
+    what this machine's cache holds, and another machine would then find nothing."""
+    used = [r for r in requests if isinstance(stored[r.content_hash], dict)]
+    try:
+        uploaded = store.upload_missing(r.content_hash for r in used)
+    except OSError as exc:
+        first = used[0] if used else None
+        warn(f"cannot make sure the store {store.location} holds this build's artifacts ({exc}); another "
+             "machine may execute them again. Fix access to the store and build again", Subtype.store,
+             location=(first.docname, first.lineno) if first else None)
+        return
+    if uploaded:
+        logger.info("tensorviz: uploaded %d artifact(s) the store lacked to %s, from this machine's cache",
+                    len(uploaded), store.location)
 
 
 def _summarise(requests: list[ExecutionRequest], outcomes: dict[str, Outcome],
@@ -104,7 +138,11 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
         return True
     if found is not None:
         return False
-    failure = store.read_failure(content_hash)
+    failure = store.check_failure(content_hash)
+    if isinstance(failure, StoreProblem):
+        warn(f"failure record failures/{failure.path.name} {failure.reason}; it is ignored "
+             "and the code runs again", Subtype.store, location=(request.docname, request.lineno))
+        return True
     if failure is None:
         return True
     from .safeguards import limit_raised

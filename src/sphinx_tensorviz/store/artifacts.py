@@ -23,11 +23,14 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from ..core.hashing import digest
+from .files import Refused, is_regular, read_regular
 from .schema import schema_errors
 from .validated import passed_before, remember_passed
 
@@ -36,6 +39,10 @@ _HASH_LEN = 64
 FILE_MODE = 0o644
 LEDGER = ".ledger"
 _LEDGER_MAX = 256 * 1024
+_MIB = 1024 * 1024
+#: the most bytes read from one store file when no tensorviz_max_result_mb applies (a command on a
+#: store, not a build): a bound, so that a huge or endless file is refused instead of read
+DEFAULT_READ_LIMIT = 256 * _MIB
 #: (store root, kind, content hash) -> document kept in memory because the store could not be written
 _HELD: dict[tuple[str, str, str], dict[str, Any]] = {}
 
@@ -100,18 +107,32 @@ class ArtifactStore:
         """Where the artifact (``kind="artifact"``) or failure record is, for messages."""
         return self.artifact_path(content_hash) if kind == "artifact" else self.failure_path(content_hash)
 
+    @property
+    def read_limit(self) -> int:
+        """The most bytes read from one file of this store (``max_mb``, else :data:`DEFAULT_READ_LIMIT`)."""
+        return int(self.max_mb * _MIB) if self.max_mb is not None else DEFAULT_READ_LIMIT
+
     def size_of(self, kind: str, content_hash: str) -> int | None:
         """Bytes of the stored artifact (``kind="artifact"``) or failure record, ``None`` if absent."""
-        try:
-            return self.shown(kind, content_hash).stat().st_size
-        except OSError:
-            return None
+        path = self.shown(kind, content_hash)
+        return path.lstat().st_size if is_regular(path) else None
 
     def prefetch(self, hashes: Any) -> None:
         """Make the next reads of ``hashes`` cheap; a local folder needs nothing (see RemoteStore)."""
 
+    @property
+    def uploads(self) -> bool:
+        """Whether this machine's copy can hold what the store lacks, to be uploaded (a remote store
+        that can be written); a folder is the store itself."""
+        return False
+
+    def upload_missing(self, hashes: Iterable[str]) -> list[str]:
+        """Put into the shared store every artifact among ``hashes`` that it lacks and this machine has;
+        return their hashes. A folder is the store itself: it lacks nothing (see RemoteStore)."""
+        return []
+
     def has_artifact(self, content_hash: str) -> bool:
-        return self.artifact_path(content_hash).is_file() or self._held("artifact", content_hash) is not None
+        return is_regular(self.artifact_path(content_hash)) or self._held("artifact", content_hash) is not None
 
     # -- held in memory (the store could not be written) --------------------
     def hold(self, kind: str, content_hash: str, document: dict[str, Any]) -> None:
@@ -128,12 +149,13 @@ class ArtifactStore:
 
     def _signature(self, content_hash: str) -> list[int] | None:
         """(mtime_ns, size) of the artifact's file, as the read and trust caches record it; ``None``
-        when it cannot be looked at."""
+        when it cannot be looked at or is not a regular file (see :mod:`.files`)."""
+        path = self.artifact_path(content_hash)
         try:
-            stat = self.artifact_path(content_hash).stat()
+            stat = path.lstat()
         except OSError:
             return None
-        return [stat.st_mtime_ns, stat.st_size]
+        return [stat.st_mtime_ns, stat.st_size] if is_regular(path) else None
 
     def artifact_hashes(self) -> list[str]:
         """Hashes of every ``*.json`` file that looks like an artifact, sorted."""
@@ -158,17 +180,19 @@ class ArtifactStore:
         """
         path = self.artifact_path(content_hash)
         try:
-            stat = path.stat()
+            stat = path.lstat()
             signature = [stat.st_mtime_ns, stat.st_size]
             known = self.read.get(content_hash)
-            if known is not None and known[0] == signature:
+            if known is not None and known[0] == signature and is_regular(path):
                 return known[1]
-            if self.max_mb is not None and stat.st_size > self.max_mb * 1024 * 1024:
+            if self.max_mb is not None and stat.st_size > self.max_mb * _MIB:
                 return StoreProblem(path, f"is {stat.st_size:,} bytes, over tensorviz_max_result_mb = "
                                           f"{self.max_mb:g}; it was not read")
-            data = path.read_bytes()
+            data = read_regular(path, self.read_limit)
         except FileNotFoundError:
             return self._held("artifact", content_hash)
+        except Refused as exc:
+            return StoreProblem(path, exc.reason)
         except OSError as exc:
             return StoreProblem(path, f"cannot be read ({exc})")
         try:
@@ -207,17 +231,26 @@ class ArtifactStore:
         """The stored form of ``artifact`` (read with :meth:`read_artifact`): its file's bytes when it
         has one, as they are (no second serialisation of a large artifact), else its JSON."""
         try:
-            return self.artifact_path(content_hash).read_bytes()
+            return read_regular(self.artifact_path(content_hash), self.read_limit)
         except OSError:
             return dump_json(artifact).encode("utf-8")
 
     def read_failure(self, content_hash: str) -> dict[str, Any] | None:
-        """The recorded failure for this hash, or ``None`` (a corrupt record counts as none)."""
+        """The recorded failure for this hash, or ``None`` (a corrupt or refused record counts as none)."""
+        found = self.check_failure(content_hash)
+        return found if isinstance(found, dict) else None
+
+    def check_failure(self, content_hash: str) -> dict[str, Any] | StoreProblem | None:
+        """Like :meth:`read_failure`, but a record that was refused unread (not a regular file, too
+        large) is a :class:`StoreProblem`, for a located warning."""
+        path = self.failure_path(content_hash)
         try:
-            record = json.loads(self.failure_path(content_hash).read_text("utf-8"))
+            record = json.loads(read_regular(path, self.read_limit))
         except FileNotFoundError:
             record = self._held("failure", content_hash)
-        except (OSError, json.JSONDecodeError):
+        except Refused as exc:
+            return StoreProblem(path, exc.reason)
+        except (OSError, ValueError):  # ValueError: not UTF-8, not JSON
             return None
         return usable_failure(content_hash, record)
 
@@ -247,19 +280,27 @@ class ArtifactStore:
     def _note_written(self, path: Path, text: str) -> None:
         ledger = self.root / "failures" / LEDGER
         line = f"{path.relative_to(self.root).as_posix()}\t{hashlib.sha256(text.encode('utf-8')).hexdigest()}\n"
-        if ledger.is_file() and ledger.stat().st_size > _LEDGER_MAX:  # keep it small: drop the older half
-            kept = ledger.read_text("utf-8").splitlines(keepends=True)
+        if ledger.is_symlink() or (ledger.exists() and not is_regular(ledger)):
+            ledger.unlink()  # not ours (a link, a FIFO): never append through it; start a new ledger
+        elif is_regular(ledger) and ledger.lstat().st_size > _LEDGER_MAX:  # keep it small: drop the older half
+            try:
+                kept = read_regular(ledger, 4 * _LEDGER_MAX).decode("utf-8", "replace").splitlines(keepends=True)
+            except Refused:
+                kept = []
             _atomic_write(ledger, "".join(kept[len(kept) // 2:]))
-        with open(ledger, "a", encoding="utf-8") as handle:
+        fd = os.open(ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     FILE_MODE)  # O_NONBLOCK: a FIFO put there meanwhile fails at once, never blocks
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(line)
 
     def ledger_mark(self) -> tuple[int, int]:
-        """Where the ledger ends now: (inode, size); see :meth:`written_since`."""
+        """Where the ledger ends now: (inode, size), ``(0, 0)`` when there is no regular ledger (the one
+        written next is then read whole); see :meth:`written_since`."""
         try:
-            stat = (self.root / "failures" / LEDGER).stat()
+            stat = (self.root / "failures" / LEDGER).lstat()
         except OSError:
             return (0, 0)
-        return (stat.st_ino, stat.st_size)
+        return (stat.st_ino, stat.st_size) if S_ISREG(stat.st_mode) else (0, 0)
 
     def written_since(self, mark: tuple[int, int]) -> set[tuple[str, str]]:
         """(relative path, sha256) of every write noted in the ledger after ``mark``.
@@ -267,12 +308,12 @@ class ArtifactStore:
         A ledger that was replaced meanwhile (shortened, so a new inode) is read whole.
         """
         inode, offset = mark
+        ledger = self.root / "failures" / LEDGER
         try:
-            with open(self.root / "failures" / LEDGER, encoding="utf-8") as handle:
-                stat = os.fstat(handle.fileno())
-                handle.seek(offset if stat.st_ino == inode and offset <= stat.st_size else 0)
-                lines = handle.read().splitlines()
-        except OSError:
+            stat = ledger.lstat()
+            start = offset if stat.st_ino == inode and offset <= stat.st_size else 0
+            lines = read_regular(ledger, 4 * _LEDGER_MAX)[start:].decode("utf-8", "replace").splitlines()
+        except OSError:  # absent, or not a regular file: no write is vouched for
             return set()
         return {tuple(line.split("\t", 1)) for line in lines if "\t" in line}  # type: ignore[misc]
 
@@ -291,7 +332,12 @@ class ArtifactStore:
     def _lock(self) -> Any:
         """A lock in the git-ignored ``failures/`` folder, so it never shows up as a change."""
         local = self.root / "failures"
+        if local.is_symlink():  # a cloned course's link to another folder: never write through it
+            raise Refused(local, "is a symbolic link, not a folder; the store does not write through it")
         local.mkdir(parents=True, exist_ok=True)
+        lock = local / ".lock"
+        if lock.is_symlink() or (lock.exists() and not is_regular(lock)):
+            lock.unlink()  # not ours (a link, a FIFO): a new, empty lock file takes its place
         ignore = local / ".gitignore"
         if not ignore.exists():
             text = "# local records of failed executions and the store lock; not committed\n*\n"
@@ -299,7 +345,7 @@ class ArtifactStore:
             self._note_written(ignore, text)
         from filelock import FileLock  # only a build that writes needs it
 
-        return FileLock(str(local / ".lock"), mode=FILE_MODE)
+        return FileLock(str(lock), mode=FILE_MODE)
 
 
 def usable_failure(content_hash: str, record: Any) -> dict[str, Any] | None:
@@ -325,13 +371,17 @@ def _is_hex(text: str) -> bool:
 def _atomic_write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so readers see the old file or the new one, never a mix."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.is_file() and path.read_text("utf-8") == text:
-        return
+    data = text.encode("utf-8")
+    try:  # the old file is compared as bytes, never decoded: a corrupt one is simply replaced
+        if read_regular(path, len(data)) == data:
+            return
+    except OSError:  # absent, not a regular file (replaced below), too large or unreadable: write
+        pass
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, FILE_MODE)  # mkstemp makes it 0600
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .artifacts import LEDGER, ArtifactStore
+from .files import read_regular
 
 #: files of the store's own machinery, which change without being artifacts
 _OWN = {f"failures/{LEDGER}", "failures/.lock"}
@@ -58,7 +59,7 @@ def set_aside_intruders(store: ArtifactStore, before: StoreListing) -> list[Intr
         if old == signature:
             continue
         path = store.root / name
-        if (name, _sha256(path)) in legit:
+        if (name, _sha256(path, store.read_limit)) in legit:
             continue
         found.append(Intruder(name, "new" if old is None else "changed", signature[0] / 1e9, _set_aside(store, name)))
     return found
@@ -85,11 +86,10 @@ def _files(root: Path) -> dict[str, tuple[int, int, int]]:
     return found
 
 
-def _sha256(path: Path) -> str:
+def _sha256(path: Path, limit: int) -> str:
+    """The file's sha256; ``""`` (vouched for by no ledger line) for anything not a readable regular file."""
     try:
-        if path.is_symlink() or not path.is_file():
-            return ""
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(path, limit)).hexdigest()
     except OSError:
         return ""
 

@@ -17,6 +17,11 @@ local one: schema, name = ``contentHash`` = hash of its request), and the
 the hash of its request, so a cached copy never goes stale: only missing files
 are fetched. Failure records are not cached, since another machine may replace or clear them.
 
+The cache may save a download, never an upload: a bucket can lose what this machine holds (it was
+recreated, or a test server restarted), and another machine then finds nothing. So a build ends
+with :meth:`RemoteStore.upload_missing`: one listing of the store, and every artifact the build
+used that the listing lacks is uploaded from the cache.
+
 Writes are one ``PUT`` of the whole object (atomic on object stores: a reader sees
 the old object or the new one); writing the same hash twice stores an equally
 valid artifact, so concurrent builds need no lock across machines.
@@ -24,6 +29,7 @@ valid artifact, so concurrent builds need no lock across machines.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Iterable
@@ -42,6 +48,7 @@ from .artifacts import (
     schema_errors,
     usable_failure,
 )
+from .files import is_regular, read_regular
 from .signing import KEY_VARIABLE, sign, signature_problem, signing_key
 
 #: schemes fsspec can only read
@@ -181,7 +188,7 @@ class RemoteStore(ArtifactStore):
             return False
 
     def size_of(self, kind: str, content_hash: str) -> int | None:
-        if kind == "artifact" and self.artifact_path(content_hash).is_file():
+        if kind == "artifact" and is_regular(self.artifact_path(content_hash)):
             return self.artifact_path(content_hash).stat().st_size  # the cached copy has the object's bytes
         try:
             return int(self._call("size", self._remote(kind, content_hash)))
@@ -193,7 +200,7 @@ class RemoteStore(ArtifactStore):
         """Fetch the artifacts among ``hashes`` that are not cached, concurrently (one request each, in
         flight together), and put the valid ones in the cache, so that reading them next costs no round
         trip. Absent and invalid ones are left for :meth:`read_artifact` to report."""
-        wanted = {self._remote("artifact", h): h for h in set(hashes) if not self.artifact_path(h).is_file()}
+        wanted = {self._remote("artifact", h): h for h in set(hashes) if not is_regular(self.artifact_path(h))}
         if not wanted:
             return
         try:
@@ -216,7 +223,7 @@ class RemoteStore(ArtifactStore):
 
     def read_artifact(self, content_hash: str) -> dict[str, Any] | StoreProblem | None:
         cached = self.artifact_path(content_hash)
-        if cached.is_file():
+        if is_regular(cached):
             found = super().read_artifact(content_hash)
             if not isinstance(found, StoreProblem) and self._cached_signature_ok(content_hash):
                 return found
@@ -256,6 +263,45 @@ class RemoteStore(ArtifactStore):
             return StoreProblem(shown, found.reason)
         return found
 
+    @property
+    def uploads(self) -> bool:
+        return not self.read_only
+
+    def upload_missing(self, hashes: Iterable[str]) -> list[str]:
+        """Upload every artifact among ``hashes`` that the store's listing lacks, as this machine's cache
+        holds it (the bytes that were checked when read), signed when the signing key is set.
+
+        One listing, whatever the number of hashes. Raises OSError when the store cannot be listed or
+        written; a read-only mirror is skipped (it is filled by writing to the store it mirrors).
+        """
+        if not self.uploads:
+            return []
+        lacking = sorted(set(hashes) - set(self.artifact_hashes()))
+        key = signing_key()
+        uploaded = []
+        for content_hash in lacking:
+            data = self._checked_bytes(content_hash)
+            if data is None:
+                continue  # not held here either: nothing this machine can give
+            if key is not None:  # the signature first, as write_artifact does
+                self._put("signature", content_hash, sign(key, data))
+            self._put("artifact", content_hash, data.decode("utf-8"))
+            uploaded.append(content_hash)
+        return uploaded
+
+    def _checked_bytes(self, content_hash: str) -> bytes | None:
+        """The artifact's bytes as they were checked in this process (the cached file, if unchanged since,
+        else the validated document's JSON), ``None`` when this process did not read it."""
+        known = self.read.get(content_hash)
+        held = self._held("artifact", content_hash)
+        if known is None:
+            return dump_json(held).encode("utf-8") if held is not None else None
+        try:
+            data = read_regular(self.artifact_path(content_hash), self.read_limit)
+        except OSError:
+            data = b""
+        return data if hashlib.sha256(data).hexdigest() == known[2] else dump_json(known[1]).encode("utf-8")
+
     def _cached_signature(self, content_hash: str) -> Path:
         return self.root / "signatures" / f"{content_hash}.sig"
 
@@ -264,13 +310,13 @@ class RemoteStore(ArtifactStore):
         if not self.require_signature:
             return True
         try:
-            data = self.artifact_path(content_hash).read_bytes()
-            signature = self._cached_signature(content_hash).read_bytes()
+            data = read_regular(self.artifact_path(content_hash), self.read_limit)
+            signature = read_regular(self._cached_signature(content_hash), 4096)
         except OSError:
             return False
         return signature_problem(signing_key(), data, signature) is None
 
-    def read_failure(self, content_hash: str) -> dict[str, Any] | None:
+    def check_failure(self, content_hash: str) -> dict[str, Any] | None:
         try:
             data = self._fetch("failure", content_hash)
             record = json.loads(data) if data is not None else self._held("failure", content_hash)
