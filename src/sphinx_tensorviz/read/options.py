@@ -41,11 +41,12 @@ def _hashable(value: Any) -> Any:
 
 
 def labels(argument: str | None) -> str | list[str]:
-    """Axis labels: a pattern with ``{i}`` (rows) or ``{j}`` (columns), or a YAML list."""
+    """Axis labels: a pattern with ``{i}`` (rows) or ``{j}`` (columns), or a YAML list (a flow
+    list ``[a, b]``, or a block list of ``- a`` lines written under the key in MyST's front matter)."""
     text = (argument or "").strip()
     if not text:
         raise ValueError("give a pattern like 'token {i}' or a list like [a, b, c]")
-    if text.startswith("["):
+    if text.startswith("[") or text == "-" or text.startswith(("- ", "-\n")):
         value = _yaml(text)
         if not isinstance(value, list):
             raise ValueError("a label list must look like [a, b, c]")
