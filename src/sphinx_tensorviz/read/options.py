@@ -19,8 +19,16 @@ def backend(argument: str | None) -> str:
     return directives.choice((argument or "").strip().lower(), BACKENDS)
 
 
+#: NumPy's global generator (seeded for every backend) takes seeds up to 2**32 - 1
+MAX_SEED = 2**32 - 1
+
+
 def seed(argument: str | None) -> int:
-    return directives.nonnegative_int(argument)
+    """A seed every backend accepts: checked when the page is read, not found out by the worker."""
+    value = directives.nonnegative_int(argument)
+    if value > MAX_SEED:
+        raise ValueError(f"{value} is above {MAX_SEED} (2**32 - 1), the largest seed NumPy accepts")
+    return value
 
 
 def yaml_mapping(argument: str | None) -> dict[str, Any]:
