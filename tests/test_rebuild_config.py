@@ -3,6 +3,10 @@ as conf.py wrote it (Sphinx compares it with the last build's and re-reads every
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,3 +43,21 @@ def test_every_html_builder_gets_the_static_files(tmp_path: Path) -> None:
     built = run_sphinx(srcdir, "singlehtml", confoverrides=NO_MATH)
     assert (built.outdir / "_static" / "tensorviz" / "tensorviz-graph.js").is_file()
     assert built.app.config.html_static_path == []
+
+
+@pytest.mark.sphinx
+def test_rebuilding_the_course_with_nothing_changed_says_nothing_changed(tmp_path: Path) -> None:
+    """The course's own conf.py too: Sphinx rewrites ``html_css_files`` entries and myst-parser's
+    ``dollarmath`` rewrites ``mathjax4_config`` after conf.py runs, so the course adds its
+    stylesheet in ``setup()`` and writes MathJax's value as it is rewritten: a rebuild compares equal."""
+    lessons = Path(__file__).resolve().parents[1] / "lessons"
+    course = tmp_path / "lessons"
+    shutil.copytree(lessons, course, ignore=shutil.ignore_patterns("_build", "__pycache__", "failures"))
+    env = {**os.environ, "TENSORVIZ_MODE": "cache-only", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "sphinx", "-b", "html", str(course), str(tmp_path / "html")]
+    first = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    assert second.returncode == 0, second.stderr
+    assert "configuration has changed" not in second.stdout, second.stdout
+    assert "0 added, 0 changed, 0 removed" in second.stdout
