@@ -69,7 +69,8 @@ def run_checks(module: types.ModuleType, names: list[str], model: Any,
 
 def _require_boolean(name: str, passed: Any) -> None:
     """A Python bool, or a 0-d boolean array or tensor (``numpy.bool_``, ``(x > 0).all()``)."""
-    if isinstance(passed, bool) or (getattr(passed, "shape", None) == () and "bool" in str(getattr(passed, "dtype", ""))):
+    zero_dimensional = getattr(passed, "shape", None) == ()
+    if isinstance(passed, bool) or (zero_dimensional and "bool" in str(getattr(passed, "dtype", ""))):
         return
     shown = repr(passed)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
