@@ -146,10 +146,13 @@ def test_a_value_continued_on_lines_without_a_colon_says_to_use_the_front_matter
     write(srcdir / "forms" / "pasted.md", "# Pasted\n\n```{tv-heatmap}\n:source: models/scores.py\n"
           ":function: scores\n:prediction: What happens?\n:choices: [{text: Flatter, correct: true},\n"
           "           {text: Sharper}]\n```\n")
+    write(srcdir / "forms" / "swept.md", "# Swept\n\n```{tv-heatmap}\n:source: /models/scores.py\n"
+          ":function: scores\n:sweep: temperature=[0.25, 0.5,\n         1, 2]\n```\n")
     built = run_sphinx(srcdir)
-    (problem,) = built.tensorviz_warnings()
-    assert "pasted.md:3" in problem and "[tensorviz.option]" in problem
-    assert ":choices: not valid YAML/JSON" in problem and "--- front matter" in problem
+    pasted, swept = sorted(built.tensorviz_warnings())
+    assert "pasted.md:3" in pasted and "[tensorviz.option]" in pasted
+    assert ":choices: not valid YAML/JSON" in pasted and "--- front matter" in pasted
+    assert "swept.md:3" in swept and ":sweep: cannot read" in swept and "--- front matter" in swept
 
 
 def test_block_values_are_the_lines_under_their_key_and_nothing_else() -> None:

@@ -130,8 +130,8 @@ class ExecutedDirective(SphinxDirective):
             try:
                 values[name] = specs[name](raw)
             except ValueError as exc:
-                hint = continuation_hint(self.block_text, "\n".join(self.content), self.get_source_info()[0])
-                raise ValueError(f":{name}: {exc}{hint if 'YAML' in str(exc) else ''}") from None
+                hint = continuation_hint(raw, self.block_text, "\n".join(self.content), self.get_source_info()[0])
+                raise ValueError(f":{name}: {exc}{hint}") from None
         merge_choices(values)
         return values
 

@@ -65,8 +65,11 @@ CONTINUED = (" (MyST reads only the lines that start with ':' as options, so the
              "--- front matter instead)")
 
 
-def continuation_hint(block_text: str, body: str, source: str | None) -> str:
-    """:data:`CONTINUED` for a MyST directive without front matter whose body is not empty, else ""."""
-    if not (source or "").endswith(".md") or not body.strip() or front_matter(block_text) is not None:
+def continuation_hint(value: str | None, block_text: str, body: str, source: str | None) -> str:
+    """:data:`CONTINUED` for a ``:key:`` value of a MyST directive that opens more brackets than it
+    closes while the directive has a body (where its next lines went), else ""."""
+    text = value or ""
+    unclosed = text.count("[") + text.count("{") > text.count("]") + text.count("}")
+    if not unclosed or not (source or "").endswith(".md") or not body.strip() or front_matter(block_text) is not None:
         return ""
     return CONTINUED
