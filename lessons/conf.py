@@ -15,8 +15,19 @@ exclude_patterns = ["_build", "README.md"]
 html_theme = os.environ.get("COURSE_THEME", "alabaster")
 html_title = "Transformers, executed"
 html_static_path = ["_static"]
-# the course's own accessibility fix for the default theme (its footer text is too light)
-html_css_files = ["alabaster-contrast.css"] if html_theme == "alabaster" else []
+# MyST's dollarmath sets MathJax's classes after conf.py runs; written here as it sets them, a
+# rebuild finds the configuration unchanged (instead of "The configuration has changed").
+mathjax4_config = {"options": {"processHtmlClass": "tex2jax_process|mathjax_process|math|output_area"}}
+
+
+def setup(app):
+    """The course's own accessibility fix for the default theme (its footer text is too light).
+
+    Added here rather than in html_css_files, which Sphinx rewrites after conf.py runs (each entry
+    becomes a (file, attributes) pair), so that value would differ on every rebuild.
+    """
+    if html_theme == "alabaster":
+        app.add_css_file("alabaster-contrast.css")
 epub_show_urls = "no"
 man_pages = [("index", "transformers-executed", project, [author], 7)]
 

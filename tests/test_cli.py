@@ -72,7 +72,9 @@ def test_course_status_everything_cached(course: Path, capsys: pytest.CaptureFix
     code, out, _ = tv(capsys, "status", course, "--check")
     assert code == 0, out
     lines = out.strip().splitlines()
-    assert lines[0].split() == ["document:line", "directive", "state", "hash", "why"]
+    # the course sweeps (kv-cache.md): its points are told apart in a "point" column
+    assert lines[0].split() == ["document:line", "point", "directive", "state", "hash", "why"]
+    assert re.search(r"^kv-cache\.md:\d+ +tokens=3 +tv-heatmap +cached", out, re.M)
     assert re.search(r"^transformers-03\.md:\d+ +tv-heatmap +cached +" + T03[:12], out, re.M)
     assert re.search(r"^llama-decoder\.md:\d+ +tv-graph +cached", out, re.M)
     total = len(lines) - 2
@@ -269,3 +271,76 @@ def test_module_entry_point() -> None:
     assert done.returncode == 0
     for command in ("status", "execute", "verify", "gc", "show"):
         assert command in done.stdout
+
+
+# -- what a new author's project shows: sweeps, a multi-line failure, a page with a bad option ------
+
+AUTHOR_PAGE = '''# An author's page
+
+```{tv-heatmap}
+:source: models/grid.py
+:function: grid
+:sweep: rows=[1, 2]
+:inputs: {cols: 3}
+```
+
+```{tv-heatmap}
+:seed: minus
+:title: A bad option, warned about when the project is read
+result = 1
+```
+
+```{tv-heatmap}
+:title: A failure whose message has three lines
+
+raise ValueError("first line\\nsecond line\\nthird line")
+```
+'''
+
+
+@pytest.fixture
+def author(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    srcdir = copy_project(CLI_ROOT, tmp_path / "cli", with_store=False)
+    (srcdir / "author.md").write_text(AUTHOR_PAGE, "utf-8")
+    code, out, _ = tv(capsys, "execute", srcdir)
+    assert code == 1 and "4 executed" in out and "1 failed" in out, out
+    return srcdir
+
+
+@pytest.mark.sphinx
+def test_status_tells_the_points_of_a_sweep_apart(author: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = [r for r in status_json(capsys, author)["directives"] if r["location"] == "author.md:3"]
+    assert sorted(json.dumps(r["point"]) for r in records) == ['{"rows": 1}', '{"rows": 2}']
+    code, out, _ = tv(capsys, "status", author)
+    rows = [line for line in out.splitlines() if line.startswith("author.md:3 ")]
+    assert len(rows) == 2 and len(set(rows)) == 2, out
+    assert re.search(r"^author\.md:3 +rows=1 +tv-heatmap +cached", out, re.M), out
+    assert re.search(r"^author\.md:3 +rows=2 +tv-heatmap +cached", out, re.M), out
+    assert re.search(r"^index\.md:3 {2,}tv-heatmap +cached", out, re.M), out
+
+
+@pytest.mark.sphinx
+def test_a_multi_line_failure_keeps_the_status_table_one_line_a_row(author: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (failed,) = [r for r in status_json(capsys, author)["directives"] if r["state"] == "failed"]
+    assert "second line" in failed["why"][0]  # the JSON keeps the whole message
+    code, out, _ = tv(capsys, "status", author)
+    lines = out.splitlines()
+    assert lines[-1].startswith("5 directives:") and "1 failed" in lines[-1]
+    table_rows = lines[1:-1]
+    assert len(table_rows) == 5 and all(re.match(r"^\S+\.md:\d+ ", row) for row in table_rows), out
+    (row,) = [row for row in table_rows if " failed " in row]
+    assert "first line" in row and "second line" not in row
+    assert f"tensorviz show {failed['contentHash'][:12]}" in row
+
+
+@pytest.mark.sphinx
+def test_show_prints_the_record_alone(author: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The project's read warnings (the bad :seed:) belong to status, not to show; the record ends
+    with a line break, so nothing printed after it joins its last line."""
+    code, out, err = tv(capsys, "status", author)
+    assert ":seed:" in err
+    (failed,) = [r for r in status_json(capsys, author)["directives"] if r["state"] == "failed"]
+    code, out, err = tv(capsys, "show", failed["contentHash"][:12], author)
+    assert code == 0 and err == "", err
+    assert out.endswith("  | third line\n"), out[-200:]

@@ -45,6 +45,9 @@ CASES: dict[str, tuple[str, str]] = {
     "missing": ("source", "models/does_not_exist.py"),
     "badseed": ("option", ":seed:"),
     "both": ("option", "not both"),
+    "notbool": ("bad_result", "check 'looks_fine' returned 'no'"),
+    "nocheck": ("bad_result", "no check function named 'rows_sum_to_one' in models/fine.py"),
+    "bigseed": ("option", ":seed: 4294967296"),
 }
 EXECUTED = {page for page, (subtype, _) in CASES.items() if subtype not in ("source", "option")}
 

@@ -126,3 +126,13 @@ def test_graph_numbers_the_tour_stops_for_readers_without_script(built: dict[str
     markers = re.findall(r'class="tv-step-marker" data-step-number="(\d+)"><title>Step \d+: ([^<]+)</title>', graph)
     # steps 1 and 2 target real nodes; step 3's target does not exist, so it has no marker
     assert sorted(markers) == [("1", "Normalise first"), ("2", "Then project")]
+
+
+def test_the_closest_ids_are_named_once_with_a_hint_of_what_to_write(built: dict[str, Any]) -> None:
+    """A node whose drawn label is its id was suggested twice (``closest: up, up``)."""
+    warning = next(w for w in built["warnings"].splitlines() if "'upp'" in w)
+    named = re.search(r"closest: (.+?) \(", warning)
+    assert named is not None, warning
+    names = named.group(1).split(", ")
+    assert "up" in names and len(names) == len(set(names)), warning
+    assert "write" in warning.split("closest:")[1] and "outline" in warning, warning

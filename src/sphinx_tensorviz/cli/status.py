@@ -7,6 +7,8 @@ import json
 from collections import Counter
 from typing import Any
 
+from ..core.hashing import canonical_json
+from ..core.request import ExecutionRequest
 from ..execute.fingerprint import EnvironmentCheck
 from ..store.artifacts import StoreProblem
 from ..store.timings import Timing, megabytes, timings
@@ -33,6 +35,39 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
+def sweep_points(requests: list[ExecutionRequest]) -> dict[str, dict[str, Any]]:
+    """``{content hash: {name: value}}`` for the points of each sweep: the arguments (``:inputs:`` of a
+    heatmap, ``:model-args:`` of a graph) whose values differ between the requests of one directive."""
+    groups: dict[tuple[str, int, str], list[ExecutionRequest]] = {}
+    for request in requests:
+        groups.setdefault((request.docname, request.lineno, request.directive), []).append(request)
+    points: dict[str, dict[str, Any]] = {}
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        arguments = [_arguments(r) for r in group]
+        swept = [name for name in dict.fromkeys(n for a in arguments for n in a)
+                 if len({canonical_json(a.get(name)) for a in arguments}) > 1]
+        for request, given in zip(group, arguments):
+            points[request.content_hash] = {name: given.get(name) for name in swept}
+    return points
+
+
+def _arguments(request: ExecutionRequest) -> dict[str, Any]:
+    inputs = request.inputs if isinstance(request.inputs, dict) else {}
+    return {**inputs, **(request.options.get("model_args") or {})}
+
+
+def one_line(why: list[str], content_hash: str) -> str:
+    """The reasons on one table row: a message of several lines (a failure's) keeps its first, and
+    says where the rest is; ``--json`` keeps them whole."""
+    shown = []
+    for reason in why:
+        first, *rest = reason.strip().splitlines() or [""]
+        shown.append(f"{first} [+{len(rest)} lines: tensorviz show {content_hash[:12]}]" if rest else first)
+    return "; ".join(shown)
+
+
 def entries(project: Project) -> list[dict[str, Any]]:
     """One record per directive, in document order."""
     store = project.store
@@ -47,6 +82,7 @@ def entries(project: Project) -> list[dict[str, Any]]:
             if isinstance(found, dict):
                 unused[content_hash] = found
     records = []
+    points = sweep_points(project.requests)
     environment = EnvironmentCheck(project.conf.python, project.conf.timeout)
     for request in project.requests:
         found = store.read_artifact(request.content_hash)
@@ -73,6 +109,7 @@ def entries(project: Project) -> list[dict[str, Any]]:
             "docname": request.docname,
             "line": request.lineno,
             "directive": request.directive,
+            "point": points.get(request.content_hash),
             "lessonId": request.lesson_id,
             "state": state,
             "contentHash": request.content_hash,
@@ -103,14 +140,25 @@ def run(args: argparse.Namespace) -> int:
         _print_times(project, slowest)
     else:
         if records:
-            rows = [[r["location"], r["directive"], r["state"], r["contentHash"][:12], "; ".join(r["why"])]
-                    for r in records]
-            print(table(["document:line", "directive", "state", "hash", "why"], rows))
+            print(_table(records))
         n = len(records)
         print(f"{n} directive{'s' if n != 1 else ''}: " + ", ".join(f"{counts[s]} {s}" for s in STATES))
     if args.check and counts["cached"] != len(records):
         return 1
     return 0
+
+
+def _table(records: list[dict[str, Any]]) -> str:
+    """One row per request; a ``point`` column (``rows=2``) only when the project has a sweep."""
+    header = ["document:line", "directive", "state", "hash", "why"]
+    rows = [[r["location"], r["directive"], r["state"], r["contentHash"][:12], one_line(r["why"], r["contentHash"])]
+            for r in records]
+    if any(r["point"] for r in records):
+        header.insert(1, "point")
+        for row, record in zip(rows, records):
+            point = record["point"] or {}
+            row.insert(1, " ".join(f"{name}={json.dumps(value)}" for name, value in point.items()))
+    return table(header, rows)
 
 
 def _time_record(project: Project, timing: Timing) -> dict[str, Any]:

@@ -17,13 +17,22 @@ from ..core.protocol import Job
 from .loader import BadResult, import_file
 
 
+def code_name(job: Job) -> str:
+    """How messages name the lesson's code: its file relative to the course, or the directive's body
+    (whose page and line the warning carries already)."""
+    return "the directive's code" if job.inline_code is not None else job.entry
+
+
 def run_checks(module: types.ModuleType, names: list[str], model: Any,
-               modules: dict[str, types.ModuleType] | None = None) -> list[dict[str, Any]]:
+               modules: dict[str, types.ModuleType] | None = None, code: str = "the model file",
+               ) -> list[dict[str, Any]]:
     """Call each named check with the model; a check that raises counts as failed, with the reason.
 
     A name is a function of the lesson's module (or of ``modules[""]``, the ``:checks-source:``
     file), or ``where:function`` with ``where`` a key of ``modules`` (a project file or an
     importable module), so checks can live outside a model file that must stay untouched.
+    ``code`` names the lesson's module in messages (:func:`code_name`). A check must answer with a
+    boolean: ``"no"`` or ``0.3`` would pass by truthiness, so any other answer is a bad result.
     """
     results = []
     modules = modules or {}
@@ -32,7 +41,7 @@ def run_checks(module: types.ModuleType, names: list[str], model: Any,
         home = modules.get(where) if where else modules.get("", module)
         check = getattr(home, function, None) if home is not None else None
         if not callable(check):
-            place = where or ("the :checks-source: file" if "" in modules else "the model file")
+            place = where or ("the :checks-source: file" if "" in modules else code)
             raise BadResult(f"no check function named {function!r} in {place}")
         doc = (inspect.getdoc(check) or function).splitlines()[0]
         try:
@@ -43,6 +52,7 @@ def run_checks(module: types.ModuleType, names: list[str], model: Any,
             continue
         if not isinstance(outcome, dict):  # a bool, numpy.bool_ or 0-d tensor
             outcome = {"passed": outcome}
+        _require_boolean(name, outcome.get("passed"))
         value = _number(outcome.get("value"))
         record = {
             "name": name,
@@ -55,6 +65,17 @@ def run_checks(module: types.ModuleType, names: list[str], model: Any,
             record["detail"] = f"measured {value:.3g}, tolerance {tolerance:.3g}"
         results.append(record)
     return results
+
+
+def _require_boolean(name: str, passed: Any) -> None:
+    """A Python bool, or a 0-d boolean array or tensor (``numpy.bool_``, ``(x > 0).all()``)."""
+    zero_dimensional = getattr(passed, "shape", None) == ()
+    if isinstance(passed, bool) or (zero_dimensional and "bool" in str(getattr(passed, "dtype", ""))):
+        return
+    shown = repr(passed)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    raise BadResult(f"check {name!r} returned {shown} ({type(passed).__name__}): a check returns True or False "
+                    "(or a mapping whose 'passed' is True or False), e.g. bool(np.allclose(...))")
 
 
 def _number(value: Any) -> float | None:

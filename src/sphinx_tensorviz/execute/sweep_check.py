@@ -31,7 +31,7 @@ def run_sweep_check(module: types.ModuleType, job: Job) -> dict[str, Any]:
     """Run the cross-sweep checks; ``data`` records which points (by hash) they saw."""
     import numpy as np
 
-    from .checks import run_checks
+    from .checks import code_name, run_checks
 
     names = job.inputs["parameters"]
     points = job.sweep_points or ()
@@ -39,7 +39,7 @@ def run_sweep_check(module: types.ModuleType, job: Job) -> dict[str, Any]:
         (p["values"][0] if len(names) == 1 else tuple(p["values"])): np.asarray(p["data"], dtype=np.float64)
         for p in points
     }
-    checks = run_checks(module, job.options["checks"], table)
+    checks = run_checks(module, job.options["checks"], table, code=code_name(job))
     data = {
         "kind": "sweep-check",
         "parameters": names,

@@ -26,6 +26,7 @@ from ..core.state import add_request
 from ..warnings_ import Subtype, warn
 from . import options as opt
 from .choices import choices_option, merge_choices
+from .front_matter import as_written, continuation_hint
 from .sources import SourceError, local_imports, resolve_inside
 from .sweep import build_sweep
 
@@ -125,11 +126,12 @@ class ExecutedDirective(SphinxDirective):
     def converted_options(self) -> dict[str, Any]:
         specs = {**COMMON_OPTIONS, **self.extra_options}
         values: dict[str, Any] = {}
-        for name, raw in self.options.items():
+        for name, raw in as_written(self.options, self.block_text).items():
             try:
                 values[name] = specs[name](raw)
             except ValueError as exc:
-                raise ValueError(f":{name}: {exc}") from None
+                hint = continuation_hint(raw, self.block_text, "\n".join(self.content), self.get_source_info()[0])
+                raise ValueError(f":{name}: {exc}{hint}") from None
         merge_choices(values)
         return values
 

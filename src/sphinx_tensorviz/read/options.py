@@ -19,8 +19,16 @@ def backend(argument: str | None) -> str:
     return directives.choice((argument or "").strip().lower(), BACKENDS)
 
 
+#: NumPy's global generator (seeded for every backend) takes seeds up to 2**32 - 1
+MAX_SEED = 2**32 - 1
+
+
 def seed(argument: str | None) -> int:
-    return directives.nonnegative_int(argument)
+    """A seed every backend accepts: checked when the page is read, not found out by the worker."""
+    value = directives.nonnegative_int(argument)
+    if value > MAX_SEED:
+        raise ValueError(f"{value} is above {MAX_SEED} (2**32 - 1), the largest seed NumPy accepts")
+    return value
 
 
 def yaml_mapping(argument: str | None) -> dict[str, Any]:
@@ -41,11 +49,12 @@ def _hashable(value: Any) -> Any:
 
 
 def labels(argument: str | None) -> str | list[str]:
-    """Axis labels: a pattern with ``{i}`` (rows) or ``{j}`` (columns), or a YAML list."""
+    """Axis labels: a pattern with ``{i}`` (rows) or ``{j}`` (columns), or a YAML list (a flow
+    list ``[a, b]``, or a block list of ``- a`` lines written under the key in MyST's front matter)."""
     text = (argument or "").strip()
     if not text:
         raise ValueError("give a pattern like 'token {i}' or a list like [a, b, c]")
-    if text.startswith("["):
+    if _is_yaml_list(text):
         value = _yaml(text)
         if not isinstance(value, list):
             raise ValueError("a label list must look like [a, b, c]")
@@ -108,9 +117,32 @@ def _yaml(argument: str | None) -> Any:
         raise ValueError(f"not valid YAML/JSON: {exc}") from None
 
 
+def _is_yaml_list(text: str) -> bool:
+    """``[a, b]``, or ``- a`` lines (a block list written under the key in MyST's front matter)."""
+    return text.startswith("[") or text == "-" or text.startswith(("- ", "-\n"))
+
+
+def _yaml_names(text: str) -> list[str]:
+    """The items of a YAML list of names, as written (``[embedding, block.ffn]``; YAML's base loader
+    keeps every item text, so a tag ``No`` or a module ``0`` stays what it says)."""
+    import yaml
+
+    try:
+        value = yaml.load(text, Loader=yaml.BaseLoader)  # noqa: S506 - builds only strings, lists and dicts
+    except yaml.YAMLError as exc:
+        raise ValueError(f"not valid YAML/JSON: {exc}") from None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("a list of names looks like [embedding, block.ffn]")
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
 def name_list(argument: str | None) -> list[str]:
-    """A comma- or space-separated list of ids, e.g. ``embedding, block.ffn``."""
-    items = [item for item in (argument or "").replace(",", " ").split() if item]
+    """A comma- or space-separated list of ids, e.g. ``embedding, block.ffn``, or a YAML list of them."""
+    text = (argument or "").strip()
+    if _is_yaml_list(text):
+        items = [part for item in _yaml_names(text) for part in item.replace(",", " ").split()]
+    else:
+        items = [item for item in text.replace(",", " ").split() if item]
     if not items:
         raise ValueError("give at least one name")
     return items
@@ -158,8 +190,9 @@ def integer(argument: str | None) -> int:
 
 
 def name_list_commas(argument: str | None) -> list[str]:
-    """A comma-separated list whose items may contain spaces, e.g. ``Causal decoder, RoPE``."""
-    items = [item.strip() for item in (argument or "").split(",") if item.strip()]
+    """A comma-separated list whose items may contain spaces, e.g. ``Causal decoder, RoPE``, or a YAML list."""
+    text = (argument or "").strip()
+    items = _yaml_names(text) if _is_yaml_list(text) else [item.strip() for item in text.split(",") if item.strip()]
     if not items:
         raise ValueError("give at least one item")
     return items

@@ -25,15 +25,18 @@ MAX_POINTS = 50
 #: At most this many swept parameters (a slider each).
 MAX_PARAMETERS = 2
 
+#: ``name:`` opening a YAML block mapping (the ``name=[...]`` form has no colon there)
+_YAML_KEY = re.compile(r"[A-Za-z_]\w*\s*:")
 _PARAMETER = re.compile(r"\s*([A-Za-z_]\w*)\s*=\s*(\[[^\]]*\])\s*[,;]?")
 
 
 def sweep_option(argument: str | None) -> dict[str, list[Any]]:
-    """``name=[v1, v2, ...]`` (one or two, separated by ``;`` or ``,``) or a YAML mapping of lists."""
+    """``name=[v1, v2, ...]`` (one or two, separated by ``;`` or ``,``) or a YAML mapping of lists
+    (``{name: [v1, v2]}``, or a block mapping written under ``sweep:`` in MyST's front matter)."""
     text = (argument or "").strip()
     if not text:
         raise ValueError("give the values, e.g. temperature=[0.25, 0.5, 1, 2, 4]")
-    if text.startswith("{"):
+    if text.startswith("{") or _YAML_KEY.match(text):
         parsed = opt.yaml_mapping(text)
     else:
         parsed, position = {}, 0

@@ -13,9 +13,25 @@ from .html_nodes import tv_html_figure, tv_html_tag, tv_html_translated
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
 
-def add_static_path(app: Sphinx) -> None:
-    if app.builder.format == "html" and str(STATIC) not in app.config.html_static_path:
-        app.config.html_static_path.append(str(STATIC))
+def copy_static_files(app: Sphinx) -> None:
+    """``builder-inited``: copy ``static/`` into an HTML builder's ``_static`` folder.
+
+    Not through ``html_static_path``: a value changed after conf.py ran differs from the pickled
+    one, and Sphinx then says "The configuration has changed" and reads every page again on each
+    rebuild. Copied now, the files are there for every HTML builder (singlehtml emits no
+    ``html-collect-pages``) and before epub packs its archive. A file is written only when its
+    bytes differ, so a rebuild touches nothing.
+    """
+    if app.builder.format != "html":
+        return
+    target = Path(app.builder.outdir) / "_static"
+    for source in sorted(STATIC.rglob("*")):
+        if source.is_file():
+            dest = target / source.relative_to(STATIC)
+            data = source.read_bytes()
+            if not dest.is_file() or dest.read_bytes() != data:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(data)
 
 
 def _uses_tensorviz(node: nodes.Node) -> bool:

@@ -20,9 +20,10 @@ from ...read.variants import variant_for
 
 
 def layout_option(argument: str | None) -> str | dict[str, str]:
-    """``channels`` (every checkpoint) or ``{conv1: channels, attn: heads}`` (per checkpoint)."""
+    """``channels`` (every checkpoint) or ``{conv1: channels, attn: heads}`` (per checkpoint; a layout
+    name has no colon, so ``conv1: channels`` lines under the key in MyST's front matter are one too)."""
     text = (argument or "").strip()
-    if text.startswith("{"):
+    if text.startswith("{") or ":" in text:
         value = opt.yaml_mapping(text)
         return {canonical(str(name)): normalise_layout(str(layout)) for name, layout in value.items()}
     return normalise_layout(text)

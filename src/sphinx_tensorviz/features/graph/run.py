@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core.protocol import Job
 from ...execute.activations import activation_record, channel_hints
-from ...execute.checks import check_modules, run_checks
+from ...execute.checks import check_modules, code_name, run_checks
 from ...execute.graph_filter import fold_groups
 from ...execute.inputs import InputSpecError, build_call
 from ...execute.loader import seeded_arguments
@@ -40,7 +40,7 @@ def run_graph(module: types.ModuleType, job: Job) -> dict[str, Any]:
         model, captured = _trace_torch(factory, kwargs, args, {**call_kwargs, **(options.get("call_args") or {})},
                                        job, options)
         hints = captured["hints"]
-        checks = run_checks(module, options.get("checks") or [], model, check_modules(job))
+        checks = run_checks(module, options.get("checks") or [], model, check_modules(job), code_name(job))
         heads = getattr(model, "heads", None) or _find_heads(model)
     else:
         if call_kwargs:
@@ -51,7 +51,7 @@ def run_graph(module: types.ModuleType, job: Job) -> dict[str, Any]:
         with _checkpoint_errors():
             captured = capture_jax_graph(fn, args, model_file, checkpoints=options.get("checkpoints") or [])
         hints = dict(channel_hints(captured["graph"], captured["activations"]))
-        checks = run_checks(module, options.get("checks") or [], fn, check_modules(job))
+        checks = run_checks(module, options.get("checks") or [], fn, check_modules(job), code_name(job))
         heads = getattr(fn, "heads", None) or getattr(fn, "num_heads", None)
         heads = heads if isinstance(heads, int) else None
     output = to_numpy(captured["output"])

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...core.limits import Limits, check_heatmap_cells
 from ...core.protocol import Job
-from ...execute.checks import run_checks
+from ...execute.checks import code_name, run_checks
 from ...execute.loader import BadResult, seeded_arguments
 from ...execute.results import heatmap_data
 
@@ -23,7 +23,8 @@ def run_heatmap(module: types.ModuleType, job: Job) -> dict[str, Any]:
     data = heatmap_data(call_entry(module, job), job.options, lambda r, c: check_heatmap_cells(r, c, limits))
     produced: dict[str, Any] = {"data": data}
     if job.options.get("checks"):
-        produced["checks"] = run_checks(module, job.options["checks"], np.asarray(data["values"]))
+        produced["checks"] = run_checks(module, job.options["checks"], np.asarray(data["values"]),
+                                       code=code_name(job))
     return produced
 
 

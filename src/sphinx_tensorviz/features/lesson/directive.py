@@ -15,6 +15,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ...core.state import catalogues_of, lessons_of
 from ...read import options as opt
+from ...read.front_matter import as_written
 from ...warnings_ import Subtype, warn
 
 
@@ -60,7 +61,7 @@ class LessonDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         meta: dict[str, Any] = {}
-        for name, raw in self.options.items():
+        for name, raw in as_written(self.options, self.block_text).items():
             try:
                 meta[name] = self.converters[name](raw)
             except ValueError as exc:

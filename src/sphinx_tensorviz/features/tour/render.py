@@ -73,10 +73,24 @@ def resolve_target(graph: GraphOnPage, target: str, location: nodes.Node, what: 
         warn(f"{what} {target!r} is the label of {len(same)} nodes; give one of their ids: {', '.join(same[:5])}",
              Subtype.target, location=location)
         return None
-    close = difflib.get_close_matches(target, [*graph.node_ids, *graph.drawn_labels], n=3, cutoff=0.5)
-    hint = f"; closest: {', '.join(close)}" if close else ""
+    hint = _closest_hint(graph, target)
     warn(f"{what} {target!r} is not a node of the graph{hint}", Subtype.target, location=location)
     return None
+
+
+def _closest_hint(graph: GraphOnPage, target: str) -> str:
+    """``; closest: a, b (...)``: each name once (a node's drawn label is often its id), and a label
+    that several nodes share replaced by their ids, so every name given can be written as is."""
+    close = difflib.get_close_matches(target, list(dict.fromkeys([*graph.node_ids, *graph.drawn_labels])),
+                                      n=3, cutoff=0.5)
+    ids = set(graph.node_ids)
+    named = [name if name in ids or len(graph.drawn_labels.get(name, [])) <= 1 else graph.drawn_labels[name][:3]
+             for name in close]
+    names = list(dict.fromkeys(n for each in named for n in ([each] if isinstance(each, str) else each)))
+    if not names:
+        return ""
+    return (f"; closest: {', '.join(names)} (write a node id, or a label drawn on one node only, "
+            "as the graph's outline under the figure shows it)")
 
 
 def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool) -> nodes.Element:
