@@ -40,13 +40,13 @@ from .determinism import worker_environment
 from .pool import ForkedWorker, WorkerPool, open_pool
 from .processes import (
     TOKEN_VARIABLE,
-    adopted_orphans,
     adopting_orphans,
     job_processes,
     kill_all,
     kill_group,
     make_job_dir,
     remove_stale_job_dirs,
+    sweep_children,
 )
 from .sandbox import sandbox_command
 
@@ -122,7 +122,7 @@ def run_jobs(
         finally:
             if warm is not None:
                 warm.close()
-            kill_all(adopted_orphans(before), again=lambda: adopted_orphans(before))
+            sweep_children(keep=before)  # orphans adopted while jobs ran, until none is left
     return outcomes
 
 

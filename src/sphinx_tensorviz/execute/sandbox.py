@@ -48,7 +48,7 @@ def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, pyth
                     extra_read: list[str]) -> list[str]:
     """``command`` wrapped in bwrap; ``job_dir`` is the only writable folder."""
     binary = shutil.which("bwrap") or "bwrap"
-    args = [binary, "--unshare-all", "--new-session",
+    args = [binary, "--unshare-all", "--new-session", "--die-with-parent",
             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     readable = [p for p in _SYSTEM if Path(p).exists()]
     readable += _python_folders(python) + extra_read
