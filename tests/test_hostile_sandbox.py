@@ -10,7 +10,10 @@ installs it.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -129,3 +132,106 @@ def test_a_sandbox_that_cannot_run_executes_nothing(tmp_path: Path, monkeypatch:
     assert (snapshot(src) if store_dir(src).exists() else {}) == before
     assert "has not been computed" in build.html("probe")
     nothing_left_behind()
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 24, point 20: what the sandbox mounts. Five ways a build's secrets used to reach the page,
+# each built by a real ``python -m sphinx``, as root and as a normal user (``nobody``).
+# ------------------------------------------------------------------------------------------------
+SECRET = f"TV-SECRET-{os.getpid()}-4f1c"
+NOBODY = 65534
+SECRET_FILES = (".aws/credentials", ".env", "projects/.env")  #: under the home folder; the course is
+COURSE = "projects/course"  #: beside ``projects/.env``, as an author keeps a course in their home
+
+LEAK = '''\
+import pathlib
+import numpy as np
+
+for path in {paths!r}:
+    try:
+        print("READ", path, pathlib.Path(path).read_text())
+    except Exception as exc:
+        print("DENIED", path, type(exc).__name__)
+result = np.eye(2)
+'''
+
+#: case -> (working folder, PYTHONPATH, lines added to conf.py), relative to the home folder
+CASES = {
+    "etc-shadow": (None, None, ""),  # a plain build: root used to read /etc/shadow inside
+    "cwd-is-home": (".", None, ""),  # `python -m sphinx` from the home folder puts it on sys.path
+    "pythonpath-home": (None, ".", ""),
+    "pythonpath-under-home": (None, "projects", ""),  # holds the course and the .env beside it
+    "conf-inserts-parent": (None, None, "import sys, pathlib\n"
+                                        "sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))\n"),
+}
+
+
+def _as_nobody_problem() -> str | None:
+    """Why a build cannot run as ``nobody`` here (``None``: it can)."""
+    if os.geteuid() != 0:
+        return "the tests do not run as root, so they cannot switch to another user"
+    if shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is not installed"
+    probe = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", sys.executable,
+                            "-c", "import shutil, sys, sphinx_tensorviz, sphinx; assert shutil.which(sys.executable)"],
+                           capture_output=True, text=True)
+    if probe.returncode:
+        return f"nobody cannot run this Python and package: {probe.stderr.strip()[-200:]}"
+    blocked = sandbox_problem("bwrap") and "bwrap cannot run here"
+    return blocked or None
+
+
+def _leak_build(base: Path, case: str, user: str) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """A course at ``~/projects/course`` with secrets around it, built as ``user`` in case ``case``."""
+    base.chmod(0o755)
+    home = base / "home"
+    for name in SECRET_FILES:
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(f"{SECRET}\n")
+        (home / name).chmod(0o600)
+    cwd, pythonpath, conf = CASES[case]
+    paths = ["/etc/shadow", *(str(home / name) for name in SECRET_FILES)]
+    src = make_project(home / COURSE, {"probe": heatmap_page(LEAK.format(paths=paths), "Probe")},
+                       f'tensorviz_sandbox = "bwrap"\n{conf}')
+    out = base / "out"
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8"}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(home / pythonpath)
+    command = [sys.executable, "-m", "sphinx", "-b", "html", str(src), str(out)]
+    if user == "nobody":
+        for path in [base, *base.rglob("*")]:
+            os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+        command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *command]
+    built = subprocess.run(command, cwd=home / cwd if cwd else base, env=env, capture_output=True, text=True,
+                           timeout=300)
+    return src, out, built
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user", ["root", "nobody"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_no_secret_of_the_build_machine_reaches_the_sandbox(tmp_path: Path, case: str, user: str) -> None:
+    """The job still runs (site-packages and the course are there), every secret is denied, and the
+    secret is in no artifact, failure record, page or output of the build."""
+    if user == "root" and os.geteuid() != 0:
+        pytest.skip("the tests do not run as root")
+    if user == "nobody" and (problem := _as_nobody_problem()):
+        pytest.skip(f"cannot build as nobody here: {problem}")
+    base = Path(tempfile.mkdtemp(prefix="tv-leak-"))  # not under pytest's folder, which only root may enter
+    try:
+        src, out, built = _leak_build(base, case, user)
+        assert built.returncode == 0, built.stderr
+        (artifact,) = load_artifacts(src).values()
+        lines = artifact["stdout"].splitlines()
+        assert len([line for line in lines if line.startswith("DENIED ")]) == 1 + len(SECRET_FILES), lines
+        everything = built.stdout + built.stderr + "".join(
+            p.read_text("utf-8", "replace") for folder in (store_dir(src), out) for p in folder.rglob("*")
+            if p.is_file())
+        assert SECRET not in everything
+        assert "READ /etc/shadow" not in everything
+        if CASES[case][1] is not None:  # a PYTHONPATH entry that would expose the home folder or the course's
+            warning = [w for w in built.stderr.splitlines() if "[tensorviz.config]" in w]
+            assert len(warning) == 1 and f"{src / 'probe.md'}:" in warning[0], built.stderr
+            assert str(base / "home" / CASES[case][1]).rstrip("/.") in warning[0], warning
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
