@@ -21,6 +21,7 @@ from ..store.artifacts import ArtifactStore
 from ..store.guard import list_store
 from .dask_executor import executor_for
 from .fingerprint import EnvironmentCheck
+from .interrupt import Interrupted
 from .runner import Outcome, run_settings
 from .safeguards import (
     check_store_untouched,
@@ -51,11 +52,17 @@ def run_batches(to_run: dict[str, ExecutionRequest], job_for: Callable[[Executio
             report_sandbox_exclusions(conf.sandbox, conf.python, conf.compilation_cache,
                                       Path(next(iter(jobs.values())).srcdir), list(to_run.values()))
         before = list_store(store)
-        ran = executor_for(conf)(jobs, run_settings(conf), progress=progress_bar(to_run, verbosity))
+        interrupted: Interrupted | None = None
+        try:
+            ran = executor_for(conf)(jobs, run_settings(conf), progress=progress_bar(to_run, verbosity))
+        except Interrupted as stopped:  # Ctrl-C: store what finished, then stop the build
+            ran, interrupted = stopped.outcomes, stopped
         check_store_untouched(store, before, ran, to_run)
         for content_hash, outcome in sorted(ran.items()):
             _store_outcome(store, to_run[content_hash], outcome, environment)
         outcomes.update(ran)
+        if interrupted is not None:
+            raise interrupted
     return outcomes
 
 
