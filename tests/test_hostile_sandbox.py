@@ -235,3 +235,99 @@ def test_no_secret_of_the_build_machine_reaches_the_sandbox(tmp_path: Path, case
             assert str(base / "home" / CASES[case][1]).rstrip("/.") in warning[0], warning
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 24, point 28: the sandbox's memory in files, and the build's environment seen from a worker
+# ------------------------------------------------------------------------------------------------
+FILL = '''\
+import os
+
+def fill(path, mib=96):
+    """Write ``mib`` MiB to ``path``; say how far it got."""
+    done = 0
+    try:
+        with open(path, "wb") as handle:
+            for _ in range(mib):
+                handle.write(bytes(1 << 20))
+                handle.flush()
+                done += 1
+        print("FILL", path, "wrote", done)
+    except OSError as exc:
+        print("FILL", path, "stopped", done, exc.errno)
+    finally:
+        if os.path.exists(path):
+            os.remove(path)
+
+for path in ("/tmp/fill", "/dev/shm/fill", "/fill", "/dev/fill"):
+    fill(path)
+result = [[1.0]]
+'''
+
+
+@needs_bwrap
+def test_the_sandbox_bounds_its_memory_backed_folders_by_the_memory_limit(tmp_path: Path) -> None:
+    """Files in the sandbox's /tmp and /dev/shm are host memory: bounded by tensorviz_memory_limit_mb
+    (here 64 MiB, the code writes 96); / and /dev, bwrap's own tmpfs mounts, take nothing."""
+    src = make_project(tmp_path / "src", {"fill": heatmap_page(FILL, "Fill")},
+                       'tensorviz_sandbox = "bwrap"\ntensorviz_memory_limit_mb = 64\n')
+    build = run_sphinx(src)
+    assert build.statuscode == 0 and not build.tensorviz_warnings(), build.warnings
+    (artifact,) = load_artifacts(src).values()
+    said = {line.split()[1]: line.split()[2:] for line in artifact["stdout"].splitlines() if line.startswith("FILL ")}
+    for bounded in ("/tmp/fill", "/dev/shm/fill"):
+        assert said[bounded][0] == "stopped", said  # it used to write all 96 MiB
+        assert int(said[bounded][1]) <= 64 and said[bounded][2] == "28", said  # ENOSPC at the limit
+    for read_only in ("/fill", "/dev/fill"):
+        assert said[read_only] == ["stopped", "0", "30"], said  # EROFS
+    nothing_left_behind()
+
+
+ENVIRON = '''\
+import os, pathlib
+
+def parent(pid):
+    stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rfind(")") + 2:].split()[1])
+
+def holds_secret(pid):
+    try:
+        return b"TV_BUILD_SECRET=" in pathlib.Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+
+print("PARENT", os.getppid(), holds_secret(os.getppid()))
+pid, holders = os.getppid(), []
+while pid > 1:
+    if holds_secret(pid):
+        holders.append(pid)
+    try:
+        pid = parent(pid)
+    except (OSError, ValueError):
+        break
+print("HOLDERS", *holders)
+result = [[1.0]]
+'''
+
+
+@pytest.mark.parametrize("mode", ["pool", "fresh", "bwrap"])
+def test_what_a_worker_can_read_of_the_builds_environment(tmp_path: Path, mode: str) -> None:
+    """What what-runs-where.md says: the worker's own environment and its parent's (the job guard,
+    the pool's parent) hold none of the build's variables; in the default mode the build's own
+    /proc/<pid>/environ is still readable by walking up, in the sandbox nothing above it is visible."""
+    if mode == "bwrap" and PROBLEM:
+        pytest.skip(f"the bwrap sandbox cannot run here: {PROBLEM}")
+    conf = {"pool": "", "fresh": "tensorviz_worker_pool = False\n", "bwrap": 'tensorviz_sandbox = "bwrap"\n'}[mode]
+    src = make_project(tmp_path / "src", {"env": heatmap_page(ENVIRON, "Environ")}, conf)
+    env = {**os.environ, "TV_BUILD_SECRET": "ci-token-value"}
+    build = subprocess.Popen([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(tmp_path / "out")],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, stderr = build.communicate(timeout=300)
+    assert build.returncode == 0, stderr
+    (artifact,) = load_artifacts(src).values()
+    lines = {line.split()[0]: line.split()[1:] for line in artifact["stdout"].splitlines()}
+    assert lines["PARENT"][1] == "False", lines  # the direct parent's environment is scrubbed
+    assert "TV_BUILD_SECRET" not in artifact.get("environment", {}).__repr__()
+    holders = [int(pid) for pid in lines["HOLDERS"]]
+    assert holders == ([] if mode == "bwrap" else [build.pid]), (holders, build.pid)
+    nothing_left_behind()

@@ -3,8 +3,9 @@
 Inside, the worker sees only what a job needs, read-only: the system's programs and libraries
 (``/usr`` and its links), a short list of ``/etc`` files (no ``/etc/shadow``, no keys), its
 interpreter's prefix and the folders on its ``sys.path`` (site-packages, an editable install's
-source), and the course's source folder. Its job folder is the one writable place; ``/tmp`` is
-private, ``/`` is read-only, and both are bounded by ``tensorviz_memory_limit_mb``. New user,
+source), and the course's source folder. Its job folder is the one writable place but for a
+private ``/tmp`` and ``/dev/shm``, in memory and bounded by ``tensorviz_memory_limit_mb``; ``/``
+and ``/dev`` are read-only. New user,
 pid, network, IPC and UTS namespaces: no network and no other processes, and when the worker
 ends the kernel ends every process of its PID namespace.
 
@@ -67,12 +68,13 @@ def _probe(binary: str) -> str | None:
 
 def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, python: str, pythonpath: str,
                     extra_read: list[str], memory_limit_mb: int = 0) -> list[str]:
-    """``command`` wrapped in bwrap; ``job_dir`` is the only writable folder, and the tmpfs mounts
-    (``/`` and ``/tmp``, host memory) are bounded by ``memory_limit_mb`` (0: the kernel's default)."""
+    """``command`` wrapped in bwrap; ``job_dir`` is the only writable folder besides two private tmpfs
+    mounts (``/tmp`` and ``/dev/shm``, host memory), each bounded by ``memory_limit_mb`` (0: the
+    kernel's default); ``/`` and ``/dev``, tmpfs mounts of bwrap's own, are made read-only."""
     binary = shutil.which("bwrap") or "bwrap"
     size = ["--size", str(memory_limit_mb * 1024 * 1024)] if memory_limit_mb > 0 else []
     args = [binary, "--unshare-all", "--new-session", "--die-with-parent",
-            "--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/tmp"]
+            "--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/tmp", *size, "--tmpfs", "/dev/shm"]
     for system in _SYSTEM:
         path = Path(system)
         if path.is_symlink():  # merged /usr: /bin -> usr/bin
@@ -85,7 +87,8 @@ def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, pyth
     readable, _ = mounted_folders(python, pythonpath, srcdir, tuple(extra_read))
     for folder in readable:
         args += ["--ro-bind", folder, folder]
-    args += ["--bind", str(job_dir), str(job_dir), "--remount-ro", "/", "--chdir", str(job_dir / "work")]
+    args += ["--bind", str(job_dir), str(job_dir), "--remount-ro", "/dev", "--remount-ro", "/",
+             "--chdir", str(job_dir / "work")]
     return [*args, "--", *command]
 
 
