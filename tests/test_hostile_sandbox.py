@@ -166,23 +166,62 @@ CASES = {
 }
 
 
-def _as_nobody_problem() -> str | None:
-    """Why a build cannot run as ``nobody`` here (``None``: it can)."""
+AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+#: what ``nobody`` runs to check it can build: the interpreter, found as the build finds its workers'
+CAN_BUILD = "import shutil, sys, sphinx_tensorviz, sphinx, numpy; assert shutil.which(sys.executable)"
+
+
+@pytest.fixture(scope="module")
+def nobody_python() -> Iterator[tuple[str, dict[str, str]]]:
+    """An interpreter ``nobody`` can run, with the environment it needs: this one, or, where this one
+    lives in a folder only root may enter (pyenv under ``/root``), a copy of its base installation in a
+    world-readable folder whose site-packages loads this one's (the packages and the editable
+    install). The build, its workers and the sandbox then use that copy as they would any Python."""
     if os.geteuid() != 0:
-        return "the tests do not run as root, so they cannot switch to another user"
+        pytest.skip("the tests do not run as root, so they cannot switch to another user")
     if shutil.which("setpriv") is None:
-        return "setpriv (util-linux) is not installed"
-    probe = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", sys.executable,
-                            "-c", "import shutil, sys, sphinx_tensorviz, sphinx; assert shutil.which(sys.executable)"],
-                           capture_output=True, text=True)
+        pytest.skip("setpriv (util-linux) is not installed")
+    if PROBLEM:
+        pytest.skip(f"the bwrap sandbox cannot run here: {PROBLEM}")
+    if subprocess.run([*AS_NOBODY, sys.executable, "-c", CAN_BUILD], capture_output=True).returncode == 0:
+        yield sys.executable, {}
+        return
+    copy = Path(tempfile.mkdtemp(prefix="tv-nobody-python-"))
+    try:
+        yield _world_readable_python(copy)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def _world_readable_python(copy: Path) -> tuple[str, dict[str, str]]:
+    base = Path(sys.base_prefix)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    skip = shutil.ignore_patterns("site-packages", "test", "__pycache__", "idlelib", "tkinter", "ensurepip")
+    shutil.copytree(base / "lib" / version, copy / "lib" / version, ignore=skip, symlinks=True)
+    for library in (base / "lib").glob("libpython*"):
+        shutil.copy2(library, copy / "lib", follow_symlinks=False)
+    (copy / "bin").mkdir()
+    shutil.copy2(Path(sys.base_prefix, "bin", version), copy / "bin" / version)
+    packages = copy / "lib" / version / "site-packages"
+    packages.mkdir()
+    ours = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_relative_to(sys.prefix)]
+    (packages / "tensorviz-test.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in ours))
+    for path in [copy, *copy.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() or os.access(path, os.X_OK) else 0o644)
+    env = {"LD_LIBRARY_PATH": str(copy / "lib")}  # its RUNPATH names the original, under /root
+    python = str(copy / "bin" / version)
+    probe = subprocess.run([*AS_NOBODY, python, "-c", CAN_BUILD], capture_output=True, text=True,
+                           env={**os.environ, **env})
     if probe.returncode:
-        return f"nobody cannot run this Python and package: {probe.stderr.strip()[-200:]}"
-    blocked = sandbox_problem("bwrap") and "bwrap cannot run here"
-    return blocked or None
+        pytest.skip(f"nobody cannot run a copy of this Python: {probe.stderr.strip()[-300:]}")
+    return python, env
 
 
-def _leak_build(base: Path, case: str, user: str) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
-    """A course at ``~/projects/course`` with secrets around it, built as ``user`` in case ``case``."""
+def _leak_build(base: Path, case: str, python: str, user_env: dict[str, str] | None
+                ) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """A course at ``~/projects/course`` with secrets around it, built in case ``case`` by root
+    (``user_env`` ``None``) or by ``nobody`` (with ``python`` and ``user_env``)."""
     base.chmod(0o755)
     home = base / "home"
     for name in SECRET_FILES:
@@ -194,14 +233,14 @@ def _leak_build(base: Path, case: str, user: str) -> tuple[Path, Path, subproces
     src = make_project(home / COURSE, {"probe": heatmap_page(LEAK.format(paths=paths), "Probe")},
                        f'tensorviz_sandbox = "bwrap"\n{conf}')
     out = base / "out"
-    env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8"}
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8", **(user_env or {})}
     if pythonpath is not None:
         env["PYTHONPATH"] = str(home / pythonpath)
-    command = [sys.executable, "-m", "sphinx", "-b", "html", str(src), str(out)]
-    if user == "nobody":
+    command = [python, "-m", "sphinx", "-b", "html", str(src), str(out)]
+    if user_env is not None:
         for path in [base, *base.rglob("*")]:
             os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
-        command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *command]
+        command = [*AS_NOBODY, *command]
     built = subprocess.run(command, cwd=home / cwd if cwd else base, env=env, capture_output=True, text=True,
                            timeout=300)
     return src, out, built
@@ -210,16 +249,16 @@ def _leak_build(base: Path, case: str, user: str) -> tuple[Path, Path, subproces
 @needs_bwrap
 @pytest.mark.parametrize("user", ["root", "nobody"])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_no_secret_of_the_build_machine_reaches_the_sandbox(tmp_path: Path, case: str, user: str) -> None:
+def test_no_secret_of_the_build_machine_reaches_the_sandbox(request: pytest.FixtureRequest, case: str,
+                                                           user: str) -> None:
     """The job still runs (site-packages and the course are there), every secret is denied, and the
     secret is in no artifact, failure record, page or output of the build."""
     if user == "root" and os.geteuid() != 0:
         pytest.skip("the tests do not run as root")
-    if user == "nobody" and (problem := _as_nobody_problem()):
-        pytest.skip(f"cannot build as nobody here: {problem}")
+    python, user_env = request.getfixturevalue("nobody_python") if user == "nobody" else (sys.executable, None)
     base = Path(tempfile.mkdtemp(prefix="tv-leak-"))  # not under pytest's folder, which only root may enter
     try:
-        src, out, built = _leak_build(base, case, user)
+        src, out, built = _leak_build(base, case, python, user_env)
         assert built.returncode == 0, built.stderr
         (artifact,) = load_artifacts(src).values()
         lines = artifact["stdout"].splitlines()

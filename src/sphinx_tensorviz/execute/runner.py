@@ -284,7 +284,8 @@ def _guarded_command(job_dir: Path, job: Job, settings: RunSettings, token: str,
     if settings.sandbox:
         env["HOME"] = str(job_dir / "home")
         srcdir = Path(job.srcdir) if job.srcdir else None
-        command = sandbox_command(command, job_dir, srcdir, settings.python, env.get("PYTHONPATH", ""),
+        inherited = tuple(sorted(passed_environment().items()))  # the interpreter reports its sys.path with it
+        command = sandbox_command(command, job_dir, srcdir, settings.python, inherited,
                                   cache_mounts(settings.compilation_cache), settings.memory_limit_mb)
     # the guard (this interpreter, our code only) stands between the build and the worker
     guard = [sys.executable, "-m", "sphinx_tensorviz.execute.jobguard", str(job_dir), str(lifeline_fd), "--"]

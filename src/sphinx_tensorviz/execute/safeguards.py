@@ -41,8 +41,8 @@ def report_sandbox_exclusions(sandbox: str, python: str, compilation_cache: bool
     if not sandbox or not requests:
         return
     first = min(requests, key=lambda r: (r.docname, r.lineno))
-    pythonpath = passed_environment().get("PYTHONPATH", "")
-    for folder in refused_folders(python, pythonpath, srcdir, tuple(cache_mounts(compilation_cache))):
+    inherited = tuple(sorted(passed_environment().items()))
+    for folder in refused_folders(python, inherited, srcdir, tuple(cache_mounts(compilation_cache))):
         warn(f"tensorviz_sandbox = {sandbox!r}: the workers' sys.path holds {folder}, which the sandbox does not "
              "mount, so lesson code there cannot import from it. Remove it from PYTHONPATH, or put the modules the "
              "lessons import into the course folder or an installed package", Subtype.config,

@@ -66,7 +66,11 @@ def _probe(binary: str) -> str | None:
     return None
 
 
-def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, python: str, pythonpath: str,
+#: the environment a worker inherits from the build, as sorted (name, value) pairs
+Inherited = tuple[tuple[str, str], ...]
+
+
+def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, python: str, inherited: Inherited,
                     extra_read: list[str], memory_limit_mb: int = 0) -> list[str]:
     """``command`` wrapped in bwrap; ``job_dir`` is the only writable folder besides two private tmpfs
     mounts (``/tmp`` and ``/dev/shm``, host memory), each bounded by ``memory_limit_mb`` (0: the
@@ -84,7 +88,7 @@ def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, pyth
     for name in _ETC:
         if Path("/etc", name).exists():
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-    readable, _ = mounted_folders(python, pythonpath, srcdir, tuple(extra_read))
+    readable, _ = mounted_folders(python, inherited, srcdir, tuple(extra_read))
     for folder in readable:
         args += ["--ro-bind", folder, folder]
     args += ["--bind", str(job_dir), str(job_dir), "--remount-ro", "/dev", "--remount-ro", "/",
@@ -92,17 +96,17 @@ def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, pyth
     return [*args, "--", *command]
 
 
-def refused_folders(python: str, pythonpath: str, srcdir: Path | None, extra_read: tuple[str, ...]) -> list[str]:
+def refused_folders(python: str, inherited: Inherited, srcdir: Path | None, extra_read: tuple[str, ...]) -> list[str]:
     """What the sandbox leaves out that the worker would have on its ``sys.path``, each with why."""
-    return mounted_folders(python, pythonpath, srcdir, extra_read)[1]
+    return mounted_folders(python, inherited, srcdir, extra_read)[1]
 
 
 @cache
-def mounted_folders(python: str, pythonpath: str, srcdir: Path | None,
+def mounted_folders(python: str, inherited: Inherited, srcdir: Path | None,
                     extra_read: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """(folders mounted read-only, folders left out with the reason): the interpreter's prefix and
     ``sys.path``, ``extra_read`` and the course's ``srcdir``, without any that would expose more."""
-    wanted = [*_python_folders(python, pythonpath), *extra_read]
+    wanted = [*_python_folders(python, inherited), *extra_read]
     if srcdir is not None:
         wanted.append(str(srcdir))
     homes = _homes()
@@ -137,12 +141,12 @@ def _homes() -> set[Path]:
 
 
 @cache
-def _python_folders(python: str, pythonpath: str) -> list[str]:
-    """Where the worker's interpreter lives and what its ``sys.path`` holds, as it reports them
-    (not this process's ``sys.path``: what ``conf.py`` or the working folder put there never
-    reaches the worker)."""
-    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": pythonpath} if pythonpath else \
-        {"PATH": os.environ.get("PATH", "")}
+def _python_folders(python: str, inherited: Inherited) -> list[str]:
+    """Where the worker's interpreter lives and what its ``sys.path`` holds, as it reports them when
+    started with the environment a worker inherits (``PYTHONPATH``, ``LD_LIBRARY_PATH``); not this
+    process's ``sys.path``: what ``conf.py`` or the working folder put there never reaches the
+    worker. ``-s``: in the sandbox ``HOME`` is the job's empty folder, so there is no user site."""
+    env = dict(inherited)
     try:
         found = subprocess.run([python, "-s", "-c", _PROBE], capture_output=True, text=True, env=env,
                                cwd="/", timeout=60)
