@@ -101,7 +101,9 @@ def run_jobs(
 
     While the jobs run this process adopts orphans of the workers; those still alive
     at the end (processes that escaped their job's session and cleared its token)
-    are killed, so nothing a job started outlives the build.
+    are killed, so nothing a job started outlives the build. On Ctrl-C no further job
+    starts, the running ones are killed, and :class:`.interrupt.Interrupted` carries
+    the outcomes that had finished.
     """
     outcomes: dict[str, Outcome] = {}
     if not jobs:

@@ -5,9 +5,8 @@ Inside, the worker sees only what a job needs, read-only: the system's programs 
 interpreter's prefix and the folders on its ``sys.path`` (site-packages, an editable install's
 source), and the course's source folder. Its job folder is the one writable place but for a
 private ``/tmp`` and ``/dev/shm``, in memory and bounded by ``tensorviz_memory_limit_mb``; ``/``
-and ``/dev`` are read-only. New user,
-pid, network, IPC and UTS namespaces: no network and no other processes, and when the worker
-ends the kernel ends every process of its PID namespace.
+and ``/dev`` are read-only. New user, pid, network, IPC and UTS namespaces: no network and no
+other processes, and when the worker ends the kernel ends every process of its PID namespace.
 
 Nothing that holds a home folder is mounted (``/``, ``/home``, the home folder itself), and
 nothing that holds the course's folder (its siblings, such as a ``.env`` beside the course): a
@@ -37,8 +36,8 @@ _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "l
         "services", "mime.types", "os-release", "alternatives", "fonts", "ssl/certs", "ssl/openssl.cnf",
         "ca-certificates", "ca-certificates.conf", "pki/tls/certs", "pki/ca-trust")
 #: what the worker's interpreter reports: where it lives and what it imports from
-_PROBE = "import json, sys; print(json.dumps([sys.prefix, sys.exec_prefix, sys.base_prefix, " \
-         "sys.base_exec_prefix, *sys.path]))"
+_PROBE = ("import json, sys; "
+          "print(json.dumps([sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, *sys.path]))")
 
 
 def sandbox_problem(kind: str) -> str | None:
