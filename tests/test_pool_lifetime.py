@@ -168,7 +168,9 @@ def test_sigint_stops_the_jobs_keeps_what_finished_and_exits(tmp_path: Path, poo
         while len(_names(folder, "started")) < 4 and time.monotonic() < deadline and build.poll() is None:
             time.sleep(0.1)
         assert len(_names(folder, "started")) == 4 and len(_names(folder, "done")) == 2, "the jobs did not start"
-        time.sleep(1.0)  # the two finished workers have written their results and exited
+        running = lambda: [d for d in own_job_dirs(build.pid) if "-pool-" not in d.name]  # noqa: E731
+        while len(running()) > 2 and time.monotonic() < deadline:  # the finished jobs' folders are gone
+            time.sleep(0.1)
         started, finished = _names(folder, "started"), _names(folder, "done")
         build.send_signal(signal.SIGINT)
         try:
