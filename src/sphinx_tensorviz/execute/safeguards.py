@@ -36,17 +36,18 @@ def sandbox_refused(sandbox: str) -> bool:
 
 def report_sandbox_exclusions(sandbox: str, python: str, compilation_cache: bool, srcdir: Path,
                               requests: list[ExecutionRequest]) -> None:
-    """Warn, at the first figure that runs, about each folder on the workers' ``sys.path`` that the
-    sandbox leaves out because it would expose the home folder or what lies beside the course."""
+    """Warn, at the first figure that runs, about each folder the workers would need (on their
+    ``sys.path``, or the course folder itself) that the sandbox leaves out because it would expose
+    the home folder or what lies beside the course."""
     if not sandbox or not requests:
         return
     first = min(requests, key=lambda r: (r.docname, r.lineno))
     inherited = tuple(sorted(passed_environment().items()))
     for folder in refused_folders(python, inherited, srcdir, tuple(cache_mounts(compilation_cache))):
-        warn(f"tensorviz_sandbox = {sandbox!r}: the workers' sys.path holds {folder}, which the sandbox does not "
-             "mount, so lesson code there cannot import from it. Remove it from PYTHONPATH, or put the modules the "
-             "lessons import into the course folder or an installed package", Subtype.config,
-             location=(first.docname, first.lineno))
+        warn(f"tensorviz_sandbox = {sandbox!r}: the sandbox does not mount {folder}, which the workers' sys.path "
+             "(or the course) needs, so lesson code there cannot read or import from it. Remove it from PYTHONPATH, "
+             "put the modules the lessons import into the course folder or an installed package, and keep the "
+             "course in a folder of its own", Subtype.config, location=(first.docname, first.lineno))
 
 
 def check_store_untouched(store: ArtifactStore, before: StoreListing, outcomes: dict[str, Outcome],
