@@ -152,3 +152,87 @@ def test_a_folder_left_by_a_dead_build_is_removed_by_the_next(tmp_path: Path) ->
     build = run_sphinx(src)
     assert build.statuscode == 0, build.warnings
     assert not folder.exists()
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 24, point 24: a fork chain (its pid changes all the time, and each link starts a new session)
+# ------------------------------------------------------------------------------------------------
+CHAIN_SECONDS = 60  #: far longer than any bound below: a chain left running is seen by its heartbeat
+CHAIN_TIMEOUT = 5
+
+CHAIN = '''\
+import os, time
+import numpy as np
+
+
+def chain(beat):
+    """Fork, let the parent exit, start a new session: no pid, session or parent stays the same."""
+    end, last = time.time() + {seconds}, 0.0
+    while time.time() < end:
+        if os.fork():
+            os._exit(0)
+        os.setsid()
+        if time.time() - last > 0.05:
+            last = time.time()
+            try:  # in the sandbox the beat's folder is not there: the chain runs on, unseen
+                with open(beat, "a") as handle:
+                    handle.write(".")
+            except OSError:
+                pass
+    os._exit(0)
+
+
+{body}
+result = np.eye(2)
+'''
+
+
+def _chain_pages(folder: Path) -> dict[str, str]:
+    """Two chains: one that the worker itself becomes, one that runs beside code that times out."""
+    main = f"chain({str(folder / 'main.beat')!r})"
+    beside = f"if os.fork() == 0:\n    chain({str(folder / 'beside.beat')!r})\ntime.sleep(600)"
+    return {name: heatmap_page(CHAIN.format(seconds=CHAIN_SECONDS, body=body), name.title())
+            for name, body in (("main", main), ("beside", beside))}
+
+
+def _beats(folder: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_size for p in sorted(folder.glob("*.beat"))}
+
+
+def _chain_build(src: Path, out: Path, *extra: str) -> tuple[int, str]:
+    """``sphinx-build`` as a command: its exit status and warnings; a build still running after a
+    generous bound is a hang. Afterwards no process of its jobs (named by its pid) is left."""
+    build = subprocess.Popen([sys.executable, "-m", "sphinx", "-q", *extra, "-b", "html", str(src), str(out)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        _, stderr = build.communicate(timeout=CHAIN_TIMEOUT + 30)
+    except subprocess.TimeoutExpired:
+        build.kill()
+        build.communicate()
+        pytest.fail(f"the build hung: still running {CHAIN_TIMEOUT + 30} s after it started")
+    finally:
+        kill_leftovers(f"tensorviz-job-{build.pid}-")
+    assert not wait_until_gone(f"tensorviz-job-{build.pid}-", 2.0), "a process of the build's jobs outlived it"
+    return build.returncode, stderr
+
+
+@pytest.mark.parametrize("mode", ["pool", "fresh", "bwrap"])
+def test_a_fork_chain_ends_with_its_job_and_does_not_hang_the_build(tmp_path: Path, mode: str) -> None:
+    """Issue 24, point 24: both chains end with their job; a cached ``-W`` rebuild does not hang either."""
+    if mode == "bwrap" and sandbox_problem("bwrap"):
+        pytest.skip(f"the bwrap sandbox cannot run here: {sandbox_problem('bwrap')}")
+    beats = tmp_path / "beats"
+    beats.mkdir(mode=0o777)
+    conf = {"pool": "", "fresh": "tensorviz_worker_pool = False\n", "bwrap": 'tensorviz_sandbox = "bwrap"\n'}[mode]
+    src = make_project(tmp_path / "src", _chain_pages(beats), f"tensorviz_timeout = {CHAIN_TIMEOUT}\n{conf}")
+    status, stderr = _chain_build(src, tmp_path / "out")
+    assert status == 0, stderr
+    assert "beside.beat" in _beats(beats) or mode == "bwrap", "the chain did not run"
+    settled = _beats(beats)
+    time.sleep(2)  # every live link writes its heartbeat at least 20 times a second
+    assert _beats(beats) == settled, "a link of the fork chain outlived its job"
+    assert not own_job_dirs(), own_job_dirs()
+    status, stderr = _chain_build(src, tmp_path / "out", "-W")
+    assert status == 1 and "tensorviz.timeout" in stderr and "tensorviz.crash" in stderr, stderr
+    time.sleep(2)
+    assert _beats(beats) == settled, "the cached rebuild started a chain that outlived it"

@@ -10,7 +10,10 @@ installs it.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,4 +131,242 @@ def test_a_sandbox_that_cannot_run_executes_nothing(tmp_path: Path, monkeypatch:
     assert build.summary == (0, 0, 0)
     assert (snapshot(src) if store_dir(src).exists() else {}) == before
     assert "has not been computed" in build.html("probe")
+    nothing_left_behind()
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 24, point 20: what the sandbox mounts. Five ways a build's secrets used to reach the page,
+# each built by a real ``python -m sphinx``, as root and as a normal user (``nobody``).
+# ------------------------------------------------------------------------------------------------
+SECRET = f"TV-SECRET-{os.getpid()}-4f1c"
+NOBODY = 65534
+SECRET_FILES = (".aws/credentials", ".env", "projects/.env")  #: under the home folder; the course is
+COURSE = "projects/course"  #: beside ``projects/.env``, as an author keeps a course in their home
+
+LEAK = '''\
+import pathlib
+import numpy as np
+
+for path in {paths!r}:
+    try:
+        print("READ", path, pathlib.Path(path).read_text())
+    except Exception as exc:
+        print("DENIED", path, type(exc).__name__)
+result = np.eye(2)
+'''
+
+#: case -> (working folder, PYTHONPATH, lines added to conf.py), relative to the home folder
+CASES = {
+    "etc-shadow": (None, None, ""),  # a plain build: root used to read /etc/shadow inside
+    "cwd-is-home": (".", None, ""),  # `python -m sphinx` from the home folder puts it on sys.path
+    "pythonpath-home": (None, ".", ""),
+    "pythonpath-under-home": (None, "projects", ""),  # holds the course and the .env beside it
+    "conf-inserts-parent": (None, None, "import sys, pathlib\n"
+                                        "sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))\n"),
+}
+
+
+AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+#: what ``nobody`` runs to check it can build: the interpreter, found as the build finds its workers'
+CAN_BUILD = "import shutil, sys, sphinx_tensorviz, sphinx, numpy; assert shutil.which(sys.executable)"
+
+
+@pytest.fixture(scope="module")
+def nobody_python() -> Iterator[tuple[str, dict[str, str]]]:
+    """An interpreter ``nobody`` can run, with the environment it needs: this one, or, where this one
+    lives in a folder only root may enter (pyenv under ``/root``), a copy of its base installation in a
+    world-readable folder whose site-packages loads this one's (the packages and the editable
+    install). The build, its workers and the sandbox then use that copy as they would any Python."""
+    if os.geteuid() != 0:
+        pytest.skip("the tests do not run as root, so they cannot switch to another user")
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+    if PROBLEM:
+        pytest.skip(f"the bwrap sandbox cannot run here: {PROBLEM}")
+    if subprocess.run([*AS_NOBODY, sys.executable, "-c", CAN_BUILD], capture_output=True).returncode == 0:
+        yield sys.executable, {}
+        return
+    copy = Path(tempfile.mkdtemp(prefix="tv-nobody-python-"))
+    try:
+        yield _world_readable_python(copy)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def _world_readable_python(copy: Path) -> tuple[str, dict[str, str]]:
+    base = Path(sys.base_prefix)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    skip = shutil.ignore_patterns("site-packages", "test", "__pycache__", "idlelib", "tkinter", "ensurepip")
+    shutil.copytree(base / "lib" / version, copy / "lib" / version, ignore=skip, symlinks=True)
+    for library in (base / "lib").glob("libpython*"):
+        shutil.copy2(library, copy / "lib", follow_symlinks=False)
+    (copy / "bin").mkdir()
+    shutil.copy2(Path(sys.base_prefix, "bin", version), copy / "bin" / version)
+    packages = copy / "lib" / version / "site-packages"
+    packages.mkdir()
+    ours = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_relative_to(sys.prefix)]
+    (packages / "tensorviz-test.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in ours))
+    for path in [copy, *copy.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() or os.access(path, os.X_OK) else 0o644)
+    env = {"LD_LIBRARY_PATH": str(copy / "lib")}  # its RUNPATH names the original, under /root
+    python = str(copy / "bin" / version)
+    probe = subprocess.run([*AS_NOBODY, python, "-c", CAN_BUILD], capture_output=True, text=True,
+                           env={**os.environ, **env})
+    if probe.returncode:
+        pytest.skip(f"nobody cannot run a copy of this Python: {probe.stderr.strip()[-300:]}")
+    return python, env
+
+
+def _leak_build(base: Path, case: str, python: str, user_env: dict[str, str] | None
+                ) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """A course at ``~/projects/course`` with secrets around it, built in case ``case`` by root
+    (``user_env`` ``None``) or by ``nobody`` (with ``python`` and ``user_env``)."""
+    base.chmod(0o755)
+    home = base / "home"
+    for name in SECRET_FILES:
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(f"{SECRET}\n")
+        (home / name).chmod(0o600)
+    cwd, pythonpath, conf = CASES[case]
+    paths = ["/etc/shadow", *(str(home / name) for name in SECRET_FILES)]
+    src = make_project(home / COURSE, {"probe": heatmap_page(LEAK.format(paths=paths), "Probe")},
+                       f'tensorviz_sandbox = "bwrap"\n{conf}')
+    out = base / "out"
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8", **(user_env or {})}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(home / pythonpath)
+    command = [python, "-m", "sphinx", "-b", "html", str(src), str(out)]
+    if user_env is not None:
+        for path in [base, *base.rglob("*")]:
+            os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+        command = [*AS_NOBODY, *command]
+    built = subprocess.run(command, cwd=home / cwd if cwd else base, env=env, capture_output=True, text=True,
+                           timeout=300)
+    return src, out, built
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user", ["root", "nobody"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_no_secret_of_the_build_machine_reaches_the_sandbox(request: pytest.FixtureRequest, case: str,
+                                                           user: str) -> None:
+    """The job still runs (site-packages and the course are there), every secret is denied, and the
+    secret is in no artifact, failure record, page or output of the build."""
+    if user == "root" and os.geteuid() != 0:
+        pytest.skip("the tests do not run as root")
+    python, user_env = request.getfixturevalue("nobody_python") if user == "nobody" else (sys.executable, None)
+    base = Path(tempfile.mkdtemp(prefix="tv-leak-"))  # not under pytest's folder, which only root may enter
+    try:
+        src, out, built = _leak_build(base, case, python, user_env)
+        assert built.returncode == 0, built.stderr
+        (artifact,) = load_artifacts(src).values()
+        lines = artifact["stdout"].splitlines()
+        assert len([line for line in lines if line.startswith("DENIED ")]) == 1 + len(SECRET_FILES), lines
+        everything = built.stdout + built.stderr + "".join(
+            p.read_text("utf-8", "replace") for folder in (store_dir(src), out) for p in folder.rglob("*")
+            if p.is_file())
+        assert SECRET not in everything
+        assert "READ /etc/shadow" not in everything
+        if CASES[case][1] is not None:  # a PYTHONPATH entry that would expose the home folder or the course's
+            warning = [w for w in built.stderr.splitlines() if "[tensorviz.config]" in w]
+            assert len(warning) == 1 and f"{src / 'probe.md'}:" in warning[0], built.stderr
+            assert str(base / "home" / CASES[case][1]).rstrip("/.") in warning[0], warning
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 24, point 28: the sandbox's memory in files, and the build's environment seen from a worker
+# ------------------------------------------------------------------------------------------------
+FILL = '''\
+import os
+
+def fill(path, mib=96):
+    """Write ``mib`` MiB to ``path``; say how far it got."""
+    done = 0
+    try:
+        with open(path, "wb") as handle:
+            for _ in range(mib):
+                handle.write(bytes(1 << 20))
+                handle.flush()
+                done += 1
+        print("FILL", path, "wrote", done)
+    except OSError as exc:
+        print("FILL", path, "stopped", done, exc.errno)
+    finally:
+        if os.path.exists(path):
+            os.remove(path)
+
+for path in ("/tmp/fill", "/dev/shm/fill", "/fill", "/dev/fill"):
+    fill(path)
+result = [[1.0]]
+'''
+
+
+@needs_bwrap
+def test_the_sandbox_bounds_its_memory_backed_folders_by_the_memory_limit(tmp_path: Path) -> None:
+    """Files in the sandbox's /tmp and /dev/shm are host memory: bounded by tensorviz_memory_limit_mb
+    (here 64 MiB, the code writes 96); / and /dev, bwrap's own tmpfs mounts, take nothing."""
+    src = make_project(tmp_path / "src", {"fill": heatmap_page(FILL, "Fill")},
+                       'tensorviz_sandbox = "bwrap"\ntensorviz_memory_limit_mb = 64\n')
+    build = run_sphinx(src)
+    assert build.statuscode == 0 and not build.tensorviz_warnings(), build.warnings
+    (artifact,) = load_artifacts(src).values()
+    said = {line.split()[1]: line.split()[2:] for line in artifact["stdout"].splitlines() if line.startswith("FILL ")}
+    for bounded in ("/tmp/fill", "/dev/shm/fill"):
+        assert said[bounded][0] == "stopped", said  # it used to write all 96 MiB
+        assert int(said[bounded][1]) <= 64 and said[bounded][2] == "28", said  # ENOSPC at the limit
+    for read_only in ("/fill", "/dev/fill"):
+        assert said[read_only] == ["stopped", "0", "30"], said  # EROFS
+    nothing_left_behind()
+
+
+ENVIRON = '''\
+import os, pathlib
+
+def parent(pid):
+    stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rfind(")") + 2:].split()[1])
+
+def holds_secret(pid):
+    try:
+        return b"TV_BUILD_SECRET=" in pathlib.Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+
+print("PARENT", os.getppid(), holds_secret(os.getppid()))
+pid, holders = os.getppid(), []
+while pid > 1:
+    if holds_secret(pid):
+        holders.append(pid)
+    try:
+        pid = parent(pid)
+    except (OSError, ValueError):
+        break
+print("HOLDERS", *holders)
+result = [[1.0]]
+'''
+
+
+@pytest.mark.parametrize("mode", ["pool", "fresh", "bwrap"])
+def test_what_a_worker_can_read_of_the_builds_environment(tmp_path: Path, mode: str) -> None:
+    """What what-runs-where.md says: the worker's own environment and its parent's (the job guard,
+    the pool's parent) hold none of the build's variables; in the default mode the build's own
+    /proc/<pid>/environ is still readable by walking up, in the sandbox nothing above it is visible."""
+    if mode == "bwrap" and PROBLEM:
+        pytest.skip(f"the bwrap sandbox cannot run here: {PROBLEM}")
+    conf = {"pool": "", "fresh": "tensorviz_worker_pool = False\n", "bwrap": 'tensorviz_sandbox = "bwrap"\n'}[mode]
+    src = make_project(tmp_path / "src", {"env": heatmap_page(ENVIRON, "Environ")}, conf)
+    env = {**os.environ, "TV_BUILD_SECRET": "ci-token-value"}
+    build = subprocess.Popen([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(tmp_path / "out")],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, stderr = build.communicate(timeout=300)
+    assert build.returncode == 0, stderr
+    (artifact,) = load_artifacts(src).values()
+    lines = {line.split()[0]: line.split()[1:] for line in artifact["stdout"].splitlines()}
+    assert lines["PARENT"][1] == "False", lines  # the direct parent's environment is scrubbed
+    assert "TV_BUILD_SECRET" not in artifact.get("environment", {}).__repr__()
+    holders = [int(pid) for pid in lines["HOLDERS"]]
+    assert holders == ([] if mode == "bwrap" else [build.pid]), (holders, build.pid)
     nothing_left_behind()

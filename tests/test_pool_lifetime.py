@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import load_artifacts, run_sphinx
-from hostile_util import heatmap_page, make_project, own_job_dirs
+from hostile_util import heatmap_page, kill_leftovers, make_project, own_job_dirs, wait_until_gone
 from sphinx_tensorviz.execute.processes import alive
 from sphinx_tensorviz.execute.sandbox import sandbox_problem
 
@@ -131,3 +131,62 @@ def _zombie(pid: int) -> bool:
     except OSError:
         return True
     return stat[stat.rfind(")") + 2:].split()[0] == "Z"
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 24, point 27: Ctrl-C (a real SIGINT to sphinx-build) while jobs run
+# ------------------------------------------------------------------------------------------------
+#: the first two jobs to start return at once, the others take a minute: when the test sends SIGINT,
+#: two are finished, two are running and four are waiting for a worker
+INTERRUPTED = '''
+import os, pathlib, time
+folder = pathlib.Path({folder!r})
+earlier = len(list(folder.glob("started-*")))
+(folder / "started-{name}").write_text(str(time.time()))
+time.sleep(0 if earlier < 2 else 60)
+(folder / "done-{name}").write_text("")
+print("lesson {name}")
+result = [[1.0]]
+'''
+
+
+def _names(folder: Path, what: str) -> set[str]:
+    return {p.name.split("-", 1)[1] for p in folder.glob(f"{what}-*")}
+
+
+@pytest.mark.parametrize("pool", [True, False], ids=["pool", "fresh"])
+def test_sigint_stops_the_jobs_keeps_what_finished_and_exits(tmp_path: Path, pool: bool) -> None:
+    folder = tmp_path / "marks"
+    folder.mkdir()
+    pages = {f"p{n}": heatmap_page(INTERRUPTED.format(folder=str(folder), name=f"p{n}"), f"Figure {n}")
+             for n in range(8)}
+    src = make_project(tmp_path / "src", pages, f"tensorviz_workers = 2\ntensorviz_worker_pool = {pool}\n")
+    build = subprocess.Popen([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(tmp_path / "out")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(_names(folder, "started")) < 4 and time.monotonic() < deadline and build.poll() is None:
+            time.sleep(0.1)
+        assert len(_names(folder, "started")) == 4 and len(_names(folder, "done")) == 2, "the jobs did not start"
+        running = lambda: [d for d in own_job_dirs(build.pid) if "-pool-" not in d.name]  # noqa: E731
+        while len(running()) > 2 and time.monotonic() < deadline:  # the finished jobs' folders are gone
+            time.sleep(0.1)
+        started, finished = _names(folder, "started"), _names(folder, "done")
+        build.send_signal(signal.SIGINT)
+        try:
+            _, stderr = build.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the build still runs 30 s after SIGINT (its jobs take 60 s)")
+        assert build.returncode == 2 and "Interrupted!" in stderr, stderr  # as Sphinx ends on an interrupt
+        assert _names(folder, "started") == started, "a job started after SIGINT"
+        assert _names(folder, "done") == finished, "a running job was not stopped"
+        kept = {a["stdout"].split()[-1] for a in load_artifacts(src).values()}
+        assert kept == finished, stderr  # what finished is stored, nothing else
+        assert not list((src / "tensorviz_artifacts" / "failures").glob("*.json"))  # no failure recorded
+        assert not wait_until_gone(f"tensorviz-job-{build.pid}-", 5.0), "a worker outlived the build"
+        assert not own_job_dirs(build.pid)
+    finally:
+        if build.poll() is None:
+            build.kill()
+            build.communicate()
+        kill_leftovers(f"tensorviz-job-{build.pid}-")

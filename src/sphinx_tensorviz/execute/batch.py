@@ -8,6 +8,7 @@ figures are all cached never loads the runner, the pools or Dask.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 from sphinx.util.display import status_iterator
 
@@ -20,8 +21,15 @@ from ..store.artifacts import ArtifactStore
 from ..store.guard import list_store
 from .dask_executor import executor_for
 from .fingerprint import EnvironmentCheck
+from .interrupt import Interrupted
 from .runner import Outcome, run_settings
-from .safeguards import check_store_untouched, report_notes, sandbox_refused, write_or_hold
+from .safeguards import (
+    check_store_untouched,
+    report_notes,
+    report_sandbox_exclusions,
+    sandbox_refused,
+    write_or_hold,
+)
 
 #: what the runner calls with the finished outcomes and their count, to show progress
 Progress = Callable[[Iterable[Outcome], int], Iterator[Outcome]]
@@ -40,12 +48,21 @@ def run_batches(to_run: dict[str, ExecutionRequest], job_for: Callable[[Executio
                 and (job := job_for(r)) is not None}
         if not jobs:
             continue
+        if not checks:  # once: every job of a build has the same course folder
+            report_sandbox_exclusions(conf.sandbox, conf.python, conf.compilation_cache,
+                                      Path(next(iter(jobs.values())).srcdir), list(to_run.values()))
         before = list_store(store)
-        ran = executor_for(conf)(jobs, run_settings(conf), progress=progress_bar(to_run, verbosity))
+        interrupted: Interrupted | None = None
+        try:
+            ran = executor_for(conf)(jobs, run_settings(conf), progress=progress_bar(to_run, verbosity))
+        except Interrupted as stopped:  # Ctrl-C: store what finished, then stop the build
+            ran, interrupted = stopped.outcomes, stopped
         check_store_untouched(store, before, ran, to_run)
         for content_hash, outcome in sorted(ran.items()):
             _store_outcome(store, to_run[content_hash], outcome, environment)
         outcomes.update(ran)
+        if interrupted is not None:
+            raise interrupted
     return outcomes
 
 

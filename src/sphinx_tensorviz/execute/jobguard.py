@@ -5,11 +5,13 @@ in a new session; ``COMMAND`` is the worker (or bubblewrap running it). The guar
 code, so it always responds, however the lesson code behaves (a C loop holding the GIL, signal
 handlers replaced, the worker's own modules patched). It
 
-- is a child subreaper: processes the job orphans (double forks) become its children;
+- is a child subreaper: processes the job orphans (double forks) become its children, and it
+  reaps those that exit while the job runs (a fork chain would fill the pid table with zombies);
 - watches the build through a pipe (``FD``) whose write end only the build holds, and gets
   ``SIGTERM`` if its parent dies (``PR_SET_PDEATHSIG``): when the build is gone (``kill -9``
   included), it kills every process of the job, removes the job folder and exits;
-- when the worker exits, kills whatever the job left running, then exits the way the worker did
+- when the worker exits, kills whatever the job left running (its children until none is left,
+  so a fork chain ends too: :func:`.processes.sweep_children`), then exits the way the worker did
   (same status, same signal), so the build reports the worker's fate.
 """
 
@@ -33,6 +35,8 @@ from .processes import (
     job_processes,
     kill_all,
     prctl,
+    reap_zombie_children,
+    sweep_children,
 )
 
 _done = threading.Lock()
@@ -44,11 +48,17 @@ def job_left_overs(token: str) -> list[int]:
     return sorted(set(job_processes(me, token)) | set(children_of(me)))
 
 
+def end_job(token: str) -> None:
+    """Kill every process of the job: by its marks, then every child until none is left."""
+    kill_all(job_left_overs(token), again=lambda: job_left_overs(token))
+    sweep_children()
+
+
 def abandon(job_dir: Path, token: str, *_: Any) -> None:
     """The build is gone: stop everything of the job, remove its folder, exit at once."""
     if not _done.acquire(blocking=False):
         return
-    kill_all(job_left_overs(token), again=lambda: job_left_overs(token))
+    end_job(token)
     shutil.rmtree(job_dir, ignore_errors=True)
     os._exit(70)
 
@@ -60,6 +70,15 @@ def _watch(fd: int, job_dir: Path, token: str) -> None:
     except OSError:
         pass
     abandon(job_dir, token)  # end of file: the build (the only writer) has exited
+
+
+def _wait(worker: subprocess.Popen[bytes]) -> int:
+    """The worker's exit status; meanwhile, reap what it orphaned and has exited."""
+    while True:
+        try:
+            return worker.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            reap_zombie_children(keep={worker.pid})
 
 
 def main(argv: list[str]) -> int:
@@ -74,10 +93,10 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"cannot start the worker {command[0]!r}: {exc}", file=sys.stderr)
         return 127
-    status = worker.wait()
+    status = _wait(worker)
     if not _done.acquire(blocking=False):  # the build died meanwhile: abandon() is exiting
         threading.Event().wait()
-    kill_all(job_left_overs(token), again=lambda: job_left_overs(token))
+    end_job(token)
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     if poller.poll(0):  # readable (or hung up) means end of file: the build died meanwhile

@@ -226,6 +226,12 @@ class WorkerPool:
         parent = self.parents.get(backend)
         return parent.start(request) if parent is not None else None
 
+    def interrupt(self) -> None:
+        """Ctrl-C: every parent kills its children and ends; a job waiting for one runs nowhere."""
+        for parent in self.parents.values():
+            with contextlib.suppress(OSError):
+                parent.control.shutdown(socket.SHUT_RDWR)
+
     def close(self) -> None:
         for parent in self.parents.values():
             parent.close()

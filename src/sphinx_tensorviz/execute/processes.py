@@ -12,6 +12,13 @@ them all on Linux, read from ``/proc``:
   (``PR_SET_CHILD_SUBREAPER``), so an orphan from a worker is re-parented to the build,
   not to init, and the build sees it as its own unexpected child.
 
+A process that forks and exits in a loop (a *fork chain*, calling ``setsid`` each time) changes
+its pid, session and parent faster than a search by those marks can follow it. What it cannot
+change is that its orphans go to the nearest child subreaper above it: the job guard, the pool's
+parent, or the build. So each subreaper, when a job ends, kills and reaps its own children until
+it has none left (:func:`sweep_children`); a link forked meanwhile comes back to it, and the next
+round takes it. In the sandbox a PID namespace holds the job as well.
+
 Elsewhere (no ``/proc``) only the process group is killed.
 """
 
@@ -74,11 +81,6 @@ def job_processes(session: int, token: str) -> list[int]:
     return found
 
 
-def adopted_orphans(known: set[int]) -> list[int]:
-    """Children of this process that it did not start: orphans re-parented to the subreaper."""
-    return [pid for pid in children_of(os.getpid()) if pid not in known]
-
-
 def kill_all(find: Iterable[int] | None = None, again: Callable[[], Iterable[int]] | None = None,
              rounds: int = 5) -> None:
     """SIGKILL ``find`` and reap those that are our children; repeat with ``again()`` until none are left.
@@ -97,6 +99,46 @@ def kill_all(find: Iterable[int] | None = None, again: Callable[[], Iterable[int
         pids = list(again()) if again else []
 
 
+#: seconds a subreaper keeps killing its children: a fork chain is caught in a few rounds
+SWEEP_SECONDS = 10.0
+
+
+def sweep_children(keep: Iterable[int] = (), seconds: float = SWEEP_SECONDS) -> bool:
+    """Kill and reap every child of this process but ``keep`` until none is left (``True``), or
+    ``seconds`` pass (``False``).
+
+    A child killed after it forked leaves its own child to us (we are its subreaper), so the
+    next round finds that one; rounds take a millisecond or two, so a fork chain that moves to
+    a new process on every fork is caught in a few.
+    """
+    kept = set(keep)
+    deadline = time.monotonic() + seconds
+    while True:
+        table = _table()
+        me = os.getpid()
+        found = [pid for pid, (ppid, _) in table.items() if ppid == me and pid not in kept]
+        if not found:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in found:  # zombies (a link that already exited) and those the kill has ended
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+def reap_zombie_children(keep: Iterable[int] = ()) -> None:
+    """Reap children of this process (but ``keep``) that have exited: a fork chain that runs while its
+    job does would otherwise fill the pid table with the zombies of its links."""
+    kept, me = set(keep), os.getpid()
+    for pid, (ppid, sid) in _table().items():
+        if ppid == me and sid == -1 and pid not in kept:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
 def kill_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
@@ -106,7 +148,8 @@ def _reap(pids: list[int], wait: float = 2.0) -> None:
     """Collect the exit status of those ``pids`` that are our children, so none stays a zombie."""
     me = os.getpid()
     deadline = time.monotonic() + wait
-    pending = {pid for pid in pids if _table().get(pid, (None,))[0] == me}
+    table = _table()  # once: a table per pid made this quadratic, minutes for a fork chain's zombies
+    pending = {pid for pid in pids if table.get(pid, (None,))[0] == me}
     while pending and time.monotonic() < deadline:
         for pid in list(pending):
             try:

@@ -20,12 +20,10 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import select
 import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -37,22 +35,23 @@ from ..core.limits import LimitExceeded, Limits, check_data_size, check_result_s
 from ..core.protocol import Failure, FailureKind, Job, Result, parse_result
 from .caches import cache_environment, cache_mounts
 from .determinism import worker_environment
+from .interrupt import Interrupted, Stop
 from .lesson_traceback import project_relative
 from .pool import ForkedWorker, WorkerPool, open_pool
 from .processes import (
     TOKEN_VARIABLE,
-    adopted_orphans,
     adopting_orphans,
     job_processes,
     kill_all,
     kill_group,
     make_job_dir,
     remove_stale_job_dirs,
+    sweep_children,
 )
 from .sandbox import sandbox_command
+from .watching import TailReader, wait_for_exit
 
 _TAIL_LINES = 12
-_TAIL_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -82,6 +81,7 @@ class Outcome:
     result: Result
     started: float = 0.0  # wall-clock time (time.time()) of the job's start and end, 0 when unknown
     ended: float = 0.0
+    interrupted: bool = False  #: stopped (or never started) by Ctrl-C: not the code's doing, never stored
 
     @property
     def ok(self) -> bool:
@@ -102,28 +102,53 @@ def run_jobs(
 
     While the jobs run this process adopts orphans of the workers; those still alive
     at the end (processes that escaped their job's session and cleared its token)
-    are killed, so nothing a job started outlives the build.
+    are killed, so nothing a job started outlives the build. On Ctrl-C no further job
+    starts, the running ones are killed, and :class:`.interrupt.Interrupted` carries
+    the outcomes that had finished.
     """
     outcomes: dict[str, Outcome] = {}
     if not jobs:
         return outcomes
     remove_stale_job_dirs()
+    stop = Stop()
     with adopting_orphans() as before:
-        warm = open_pool(list(jobs.values()), settings.pool, settings.sandbox,
-                         settings.python, lambda token, folder: _environment(settings, token, folder),
-                         settings.timeout)
+        warm: WorkerPool | None = None
+        threads = ThreadPoolExecutor(max_workers=max(1, settings.workers))
         try:
-            with ThreadPoolExecutor(max_workers=max(1, settings.workers)) as threads:
-                futures: list[Future[Outcome]] = [
-                    threads.submit(run_one, key, job, settings, warm) for key, job in sorted(jobs.items())
-                ]
-                finished = (f.result() for f in as_completed(futures))
+            warm = open_pool(list(jobs.values()), settings.pool, settings.sandbox,
+                             settings.python, lambda token, folder: _environment(settings, token, folder),
+                             settings.timeout)
+            futures: list[Future[Outcome]] = [
+                threads.submit(run_one, key, job, settings, warm, stop) for key, job in sorted(jobs.items())
+            ]
+            finished = (f.result() for f in as_completed(futures))
+            try:
                 for outcome in progress(finished, len(futures)) if progress else finished:
                     outcomes[outcome.key] = outcome
+            except KeyboardInterrupt:
+                raise Interrupted(_stop_all(stop, warm, threads, futures, outcomes)) from None
         finally:
+            threads.shutdown(wait=True, cancel_futures=True)
             if warm is not None:
                 warm.close()
-            kill_all(adopted_orphans(before), again=lambda: adopted_orphans(before))
+            sweep_children(keep=before)  # orphans adopted while jobs ran, until none is left
+    return outcomes
+
+
+def _stop_all(stop: Stop, warm: WorkerPool | None, threads: ThreadPoolExecutor, futures: list[Future[Outcome]],
+              outcomes: dict[str, Outcome]) -> dict[str, Outcome]:
+    """The first Ctrl-C: cancel the jobs that wait, kill those that run, and return what finished."""
+    stop.trigger()
+    for future in futures:
+        future.cancel()
+    if warm is not None:
+        warm.interrupt()
+    threads.shutdown(wait=True)  # quick: every running worker has just been killed
+    for future in futures:
+        if future.done() and not future.cancelled() and future.exception() is None:
+            outcome = future.result()
+            if not outcome.interrupted:
+                outcomes.setdefault(outcome.key, outcome)
     return outcomes
 
 
@@ -141,15 +166,19 @@ def passed_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k in _PASSED or k.startswith(_PASSED_PREFIXES)}
 
 
-def run_one(key: str, job: Job, settings: RunSettings, warm: WorkerPool | None = None) -> Outcome:
+def run_one(key: str, job: Job, settings: RunSettings, warm: WorkerPool | None = None,
+            stop: Stop | None = None) -> Outcome:
     """Run one job in its own temp folder, which is removed on every path out of here."""
+    stop = stop or Stop()
+    if stop.is_set():
+        return _interrupted(key)
     started = time.time()
     job_dir = make_job_dir(key)
     try:
-        outcome = _run_in(job_dir, key, job, settings, warm)
+        outcome = _run_in(job_dir, key, job, settings, warm, stop)
     finally:
         shutil.rmtree(job_dir, ignore_errors=True)
-    return Outcome(outcome.key, _published(outcome.result, job.srcdir), started, time.time())
+    return Outcome(outcome.key, _published(outcome.result, job.srcdir), started, time.time(), outcome.interrupted)
 
 
 def _published(result: Result, srcdir: str) -> Result:
@@ -159,6 +188,10 @@ def _published(result: Result, srcdir: str) -> Result:
         return result
     return replace(result, message=project_relative(result.message, srcdir),
                    traceback=project_relative(result.traceback, srcdir), stderr=project_relative(result.stderr, srcdir))
+
+
+def _interrupted(key: str) -> Outcome:
+    return Outcome(key, Failure(FailureKind.crash, "the build was interrupted"), interrupted=True)
 
 
 class _Guarded:
@@ -175,7 +208,7 @@ class _Guarded:
         return self.process.returncode
 
     def wait(self, timeout: float) -> bool:
-        return _wait_for_exit(self.process, timeout)
+        return wait_for_exit(self.process, timeout)
 
     def release(self) -> None:
         self.process.kill()
@@ -183,7 +216,8 @@ class _Guarded:
         os.close(self.lifeline)
 
 
-def _run_in(job_dir: Path, key: str, job: Job, settings: RunSettings, warm: WorkerPool | None) -> Outcome:
+def _run_in(job_dir: Path, key: str, job: Job, settings: RunSettings, warm: WorkerPool | None,
+            stop: Stop) -> Outcome:
     if shutil.which(settings.python) is None:
         return crashed(key, f"cannot start the worker {settings.python!r} (tensorviz_python): no such executable")
     for private in ("work", "tmp", "home"):
@@ -196,21 +230,33 @@ def _run_in(job_dir: Path, key: str, job: Job, settings: RunSettings, warm: Work
             "job": str(job_dir / "job.json"), "result": str(job_dir / "result.json"), "cwd": str(job_dir / "work"),
             "token": token, "jobDir": str(job_dir), "environment": _private(token, job_dir)})
         if worker is not None:
-            returncode, output = _watch(worker, token, settings)
+            with stop.watching(lambda: os.killpg(worker.pid, signal.SIGKILL)):
+                returncode, output = _watch(worker, token, settings)
             if not (worker.orphaned and not (job_dir / "result.json").exists()):
-                return _outcome(key, job_dir / "result.json", returncode, output, settings)
+                return _finished(key, job_dir, returncode, output, settings, stop)
             # the pool's parent died under this job (another job may have killed it): not this
             # job's doing, so it runs again, alone; a crash must cost one figure only
+    if stop.is_set():
+        return _interrupted(key)
     started = _start_guarded(key, job_dir, job, settings, token)
     if isinstance(started, Outcome):
         return started
-    returncode, output = _watch(started, token, settings)
-    return _outcome(key, job_dir / "result.json", returncode, output, settings)
+    # SIGTERM: the guard kills every process of the job, as when the build dies
+    with stop.watching(lambda: started.process.send_signal(signal.SIGTERM)):
+        returncode, output = _watch(started, token, settings)
+    return _finished(key, job_dir, returncode, output, settings, stop)
+
+
+def _finished(key: str, job_dir: Path, returncode: int | None, output: bytes, settings: RunSettings,
+              stop: Stop) -> Outcome:
+    """The job's outcome; a job without a valid result once Ctrl-C came was stopped by it, not failed."""
+    outcome = _outcome(key, job_dir / "result.json", returncode, output, settings)
+    return replace(outcome, interrupted=True) if stop.is_set() and not outcome.ok else outcome
 
 
 def _watch(worker: _Guarded | ForkedWorker, token: str, settings: RunSettings) -> tuple[int | None, bytes]:
     """Wait for the worker (``None``: it ran out of time), then kill whatever the job left."""
-    reader = _TailReader(worker.output)
+    reader = TailReader(worker.output)
     pid = worker.pid
     try:
         finished = worker.wait(settings.timeout)
@@ -250,9 +296,9 @@ def _guarded_command(job_dir: Path, job: Job, settings: RunSettings, token: str,
     if settings.sandbox:
         env["HOME"] = str(job_dir / "home")
         srcdir = Path(job.srcdir) if job.srcdir else None
-        command = sandbox_command(command, job_dir, srcdir, settings.python,
-                                  [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()]
-                                  + cache_mounts(settings.compilation_cache))
+        inherited = tuple(sorted(passed_environment().items()))  # the interpreter reports its sys.path with it
+        command = sandbox_command(command, job_dir, srcdir, settings.python, inherited,
+                                  cache_mounts(settings.compilation_cache), settings.memory_limit_mb)
     # the guard (this interpreter, our code only) stands between the build and the worker
     guard = [sys.executable, "-m", "sphinx_tensorviz.execute.jobguard", str(job_dir), str(lifeline_fd), "--"]
     return [*guard, *command], env
@@ -299,68 +345,6 @@ def _exceeded(limits: Limits, name: Any) -> dict[str, Any]:
     """{limit: value} of the limit a result exceeded, as recorded with the failure."""
     current = limits.to_job()
     return {name: current[name]} if name in current else {}
-
-
-def _wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait until the job guard exits (``True``) or ``timeout`` passes, without reaping it.
-
-    Not reaping keeps its pid (and so its session id) from being reused while the
-    job's other processes are looked up and killed. A pidfd wakes us the moment it
-    exits; without one (not Linux 5.3+), poll.
-    """
-    try:
-        pidfd = os.pidfd_open(process.pid)
-    except (AttributeError, OSError):
-        pidfd = None
-    if pidfd is not None:
-        try:
-            poller = select.poll()  # not select.select: a busy build may hold descriptors above 1024
-            poller.register(pidfd, select.POLLIN)
-            return bool(poller.poll(timeout * 1000))
-        finally:
-            os.close(pidfd)
-    deadline = time.monotonic() + timeout
-    pause = 0.005
-    while True:
-        try:
-            if os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
-                return True
-        except (AttributeError, ChildProcessError):  # no waitid either: wait and reap
-            try:
-                process.wait(max(0.0, deadline - time.monotonic()))
-                return True
-            except subprocess.TimeoutExpired:
-                return False
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(pause)
-        pause = min(pause * 2, 0.1)
-
-
-class _TailReader(threading.Thread):
-    """Reads the worker's output as it comes, keeping only the last :data:`_TAIL_BYTES`.
-
-    The job never waits for the end of this output: a child that keeps it open would
-    hold the job. The result is read when the worker exits, and once everything the
-    job started is killed the pipe closes and this thread ends.
-    """
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        super().__init__(name="tensorviz-output", daemon=True)
-        self.stream = stream
-        self.kept = bytearray()
-        self.start()
-
-    def run(self) -> None:
-        for chunk in iter(lambda: self.stream.read1(_TAIL_BYTES), b""):
-            self.kept += chunk
-            del self.kept[:-_TAIL_BYTES]
-
-    def tail(self, wait: float = 2.0) -> bytes:
-        self.join(wait)
-        if not self.is_alive():
-            self.stream.close()
-        return bytes(self.kept)
 
 
 def _exit_reason(code: int) -> str:

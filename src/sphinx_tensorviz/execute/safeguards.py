@@ -7,6 +7,7 @@ written, and pass on the workers' notes (truncated output) as located warnings.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..core.limits import Limits
@@ -14,8 +15,9 @@ from ..core.request import ExecutionRequest
 from ..store.artifacts import ArtifactStore
 from ..store.guard import Intruder, StoreListing, set_aside_intruders
 from ..warnings_ import Subtype, warn
-from .runner import Outcome
-from .sandbox import sandbox_problem
+from .caches import cache_mounts
+from .runner import Outcome, passed_environment
+from .sandbox import refused_folders, sandbox_problem
 
 #: file times come from the kernel's coarse clock, a few milliseconds behind time.time()
 _CLOCK_SLACK = 0.05
@@ -30,6 +32,22 @@ def sandbox_refused(sandbox: str) -> bool:
          "outside the sandbox you asked for). Fix the sandbox, build with tensorviz_sandbox = '' if you trust "
          "the code, or use tensorviz_execution_mode = 'cache-only'", Subtype.config)
     return True
+
+
+def report_sandbox_exclusions(sandbox: str, python: str, compilation_cache: bool, srcdir: Path,
+                              requests: list[ExecutionRequest]) -> None:
+    """Warn, at the first figure that runs, about each folder the workers would need (on their
+    ``sys.path``, or the course folder itself) that the sandbox leaves out because it would expose
+    the home folder or what lies beside the course."""
+    if not sandbox or not requests:
+        return
+    first = min(requests, key=lambda r: (r.docname, r.lineno))
+    inherited = tuple(sorted(passed_environment().items()))
+    for folder in refused_folders(python, inherited, srcdir, tuple(cache_mounts(compilation_cache))):
+        warn(f"tensorviz_sandbox = {sandbox!r}: the sandbox does not mount {folder}, which the workers' sys.path "
+             "(or the course) needs, so lesson code there cannot read or import from it. Remove it from PYTHONPATH, "
+             "put the modules the lessons import into the course folder or an installed package, and keep the "
+             "course in a folder of its own", Subtype.config, location=(first.docname, first.lineno))
 
 
 def check_store_untouched(store: ArtifactStore, before: StoreListing, outcomes: dict[str, Outcome],

@@ -42,7 +42,15 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from .processes import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, children_of, job_processes, kill_all, prctl
+from .processes import (
+    PR_SET_CHILD_SUBREAPER,
+    PR_SET_PDEATHSIG,
+    children_of,
+    job_processes,
+    kill_all,
+    prctl,
+    sweep_children,
+)
 
 #: what each backend's zygote imports before it forks (never a call that starts a device)
 PRELOAD = {
@@ -120,6 +128,7 @@ class Zygote:
                 return False  # the build closed the pool
             self.start(json.loads(message), fds)
         self.report_exits()
+        self.kill_orphans()  # a job's orphans come here only once its child has exited: the job is over
         for pid, conn in list(self.jobs.items()):
             if conn in readable:
                 self.release(pid)
@@ -199,9 +208,9 @@ class Zygote:
                 conn.send(json.dumps({"exit": code}).encode())
 
     def kill_orphans(self) -> None:
-        """Kill and reap processes adopted from jobs that ended (their child, the subreaper, exited)."""
-        orphans = lambda: [p for p in children_of(os.getpid()) if p not in self.jobs]  # noqa: E731
-        kill_all(orphans(), again=orphans)
+        """Kill and reap processes adopted from jobs that ended (their child, the subreaper, exited),
+        until none is left: a fork chain's next link comes here too."""
+        sweep_children(keep=self.jobs)
 
     def abandon(self) -> None:
         """The build is gone: stop every process of every job, remove their folders and ours, exit now."""
@@ -209,6 +218,7 @@ class Zygote:
         every = lambda: sorted({p for pid, (token, _) in self.marks.items()  # noqa: E731
                                 for p in job_processes(pid, token)} | set(children_of(me)) - {me})
         kill_all(every(), again=every)
+        sweep_children()
         for _, folder in self.marks.values():
             shutil.rmtree(folder, ignore_errors=True)
         shutil.rmtree(self.folder, ignore_errors=True)
