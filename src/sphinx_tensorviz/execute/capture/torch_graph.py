@@ -35,7 +35,8 @@ from torch import nn
 from torch.overrides import TorchFunctionMode, resolve_name
 
 from ...core.ids import canonical, op_id
-from .groups import FunctionGroups, display_name, forward_code
+from .groups import FunctionGroups, display_name, forward_codes
+from .no_ops import changed_outputs, versions_of
 from .outputs import exposed_summary, name_outputs, tensors_in
 from .sources import SourceIndex
 from .torch_layouts import layout_hint
@@ -118,7 +119,7 @@ class _Running:
     node_id: str | None  # the module/layer node, or None when nothing is recorded for it
     leaf: bool
     first_call: bool
-    forward: CodeType | None = None  # where function groups stop
+    forward: frozenset[CodeType] = frozenset()  # where function groups stop
 
 
 class _Recorder(TorchFunctionMode):
@@ -143,7 +144,7 @@ class _Recorder(TorchFunctionMode):
         self.alive: list[torch.Tensor] = []  # keeps id() values unique during the capture
         self.counters: Counter[tuple[str, str | None]] = Counter()
         self.calls: Counter[str] = Counter()
-        self.root = _Running(None, False, True, forward_code(model))
+        self.root = _Running(None, False, True, forward_codes(model))
         self.stack: list[_Running] = []
         self.leaf_depth = 0
         self.paused = False
@@ -154,12 +155,13 @@ class _Recorder(TorchFunctionMode):
     # -- the torch function mode ------------------------------------------------------
     def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: D105
         kwargs = kwargs or {}
-        out = func(*args, **kwargs)
         if self.paused or self.leaf_depth:
-            return out  # our own bookkeeping, or the inside of an nn layer
+            return func(*args, **kwargs)  # our own bookkeeping, or the inside of an nn layer
+        before = versions_of((args, kwargs))
+        out = func(*args, **kwargs)
         name = resolve_name(func) or f"{getattr(func, '__module__', '')}.{getattr(func, '__name__', func)}"
-        outputs = [args[0]] if name.endswith("__setitem__") else list(tensors_in(out))
-        if outputs:  # metadata calls (.shape, .dim(), .size()) return no tensor
+        outputs = [args[0]] if name.endswith("__setitem__") else changed_outputs(out, before, name)
+        if outputs:  # metadata calls (.shape, .dim(), .size()) and no-ops return no new tensor
             self.paused = True
             try:
                 self._record_op(name, args, kwargs, outputs)
@@ -237,7 +239,7 @@ class _Recorder(TorchFunctionMode):
             if not calls:
                 node = self._add_node(name, "Module", "module", parent, {}, source, None)
                 node["class"] = type(module).__name__
-            return _Running(name, False, not calls, forward_code(module))
+            return _Running(name, False, not calls, forward_codes(module))
         # A layer called twice gets a second node, so the graph stays acyclic.
         node_id = name if not calls else f"{name}:{calls}"
         sources = self._producers_of((args, kwargs), parent, source, parent)
