@@ -4,7 +4,9 @@ and modules wrapped by ``torch.compile``. Real libraries, random weights, no moc
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,93 @@ def test_decorated_experts_keep_groups_and_construction_lines(mixtral: dict) -> 
         source = nodes[f"{experts}.{name}"]["source"]
         assert source["file"] == "transformers/models/mixtral/modeling_mixtral.py"
         assert f"self.{name} =" in lines[source["line"] - 1], name
+
+
+COMPILED = '''
+    import torch
+    from torch import nn
+
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.act = nn.GELU()
+
+        def forward(self, x):
+            return self.act(self.lin(x)) * 2
+
+
+    class Stack(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.first = Block()
+            self.second = torch.compile(Block())
+
+        def forward(self, x):
+            return self.second(self.first(x)) + 1
+
+
+    @torch.compile
+    def helper(t):
+        return torch.relu(t) + 1
+
+
+    class CallsCompiled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x):
+            y = self.lin(x)
+            print("a graph break before the compiled helper")
+            return helper(y) * 3
+'''
+
+
+@pytest.fixture(scope="module")
+def compiled_models(tmp_path_factory: pytest.TempPathFactory):
+    source = tmp_path_factory.mktemp("compiled") / "compiled_models.py"
+    source.write_text(textwrap.dedent(COMPILED), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("compiled_models", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, source
+
+
+def test_a_compiled_module_is_traced_as_the_module_it_wraps(compiled_models) -> None:
+    """``torch.compile(module)`` failed inside Dynamo on the capture's own pre-hook; now the eager
+    graph of ``_orig_mod`` is recorded, named as the author named it, and marked ``compiled``
+    (issue 24, point 18)."""
+    module, source = compiled_models
+    x = torch.ones(2, 4)
+    torch.manual_seed(0)
+    eager = capture_torch_graph(module.Stack().eval(), (x,), str(source))["graph"]
+    torch.manual_seed(0)
+    model = torch.compile(module.Stack().eval())
+    result = capture_torch_graph(model, (x,), str(source))
+    graph = result["graph"]
+    assert graph.pop("compiled") is True and "compiled" not in eager
+    assert graph == eager  # the same nodes, ids, sources and edges as the eager model
+    ids = {node["id"] for node in graph["layers"]}
+    assert {"first.lin", "second.lin", "second.act", "second.mul_0", "add_0"} <= ids
+    assert not [node_id for node_id in ids if "_orig_mod" in node_id]
+    lines = source.read_text("utf-8").splitlines()
+    second = next(node for node in graph["layers"] if node["id"] == "second")
+    assert "self.second = torch.compile(Block())" in lines[second["source"]["line"] - 1]
+    assert all(not m._forward_hooks and not m._forward_pre_hooks for m in model.modules())
+
+
+def test_a_compiled_function_shows_no_dynamo_resume_group(compiled_models) -> None:
+    """An eager module that calls a compiled function: the function is one group with its ops, and
+    no ``torch_dynamo_resume_in_...`` frame becomes a group (issue 24, point 18)."""
+    module, source = compiled_models
+    torch.manual_seed(0)
+    result = capture_torch_graph(module.CallsCompiled().eval(), (torch.ones(2, 4),), str(source))
+    nodes = {node["id"]: node for node in result["graph"]["layers"]}
+    groups = [node_id for node_id, node in nodes.items() if node.get("group")]
+    assert groups == ["helper()"], groups
+    assert nodes["relu_0"]["parent"] == "helper()" and nodes["add_0"]["parent"] == "helper()"
+    assert nodes["mul_0"]["parent"] is None
+    assert result["graph"]["compiled"] is True
+    assert "a graph break" not in str(result["graph"])

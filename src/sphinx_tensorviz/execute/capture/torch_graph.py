@@ -35,11 +35,13 @@ from torch import nn
 from torch.overrides import TorchFunctionMode, resolve_name
 
 from ...core.ids import canonical, op_id
+from . import compiled
 from .groups import FunctionGroups, display_name, forward_codes
 from .no_ops import changed_outputs, versions_of
 from .outputs import exposed_summary, name_outputs, tensors_in
 from .sources import SourceIndex
 from .torch_layouts import layout_hint
+from .torch_modules import ModuleTable, is_torch_leaf
 from .torch_params import (
     ATTENTION_OPS,
     describe,
@@ -51,9 +53,6 @@ from .torch_params import (
 
 __all__ = ["capture_torch_graph"]
 
-#: torch.nn classes that only group other modules: drawn as modules, not leaves.
-_CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict, nn.ParameterList, nn.ParameterDict)
-#: Layers whose outputs are feature maps (``channels x H x W``), for activation layouts.
 
 
 def capture_torch_graph(
@@ -79,15 +78,17 @@ def capture_torch_graph(
     """
     kwargs = dict(kwargs or {})
     checkpoints = [canonical(name) for name in checkpoints]
+    compiled_model = compiled.is_compiled_module(model)
+    model = compiled.unwrap(model)
     recorder = _Recorder(model, SourceIndex(model_file, srcdir), checkpoints)
     handles = []
     try:
-        for name, module in model.named_modules():
+        for name, module in recorder.modules.items():  # compiled wrappers left out: they only forward
             if name:  # the root model is the page itself, not a node
                 handles.append(module.register_forward_pre_hook(recorder.pre_hook, with_kwargs=True))
                 handles.append(module.register_forward_hook(recorder.post_hook, with_kwargs=True))
         recorder.add_inputs(args, kwargs)
-        with torch.no_grad(), recorder:
+        with torch.no_grad(), compiled.eager(), recorder:
             raw = model(*args, **kwargs)
         outputs = recorder.add_outputs(raw)
     finally:
@@ -100,6 +101,8 @@ def capture_torch_graph(
     first = next((o.tensor for o in outputs if o.tensor is not None), None)
     graph = {"layers": recorder.nodes, "connections": recorder.edges,
              "outputs": [{"name": o.name, "id": recorder.output_ids[o.name], "type": o.type_name} for o in outputs]}
+    if compiled_model or recorder.compiled:
+        graph["compiled"] = True
     sources = recorder.sources.files()
     if sources:
         graph["sources"] = sources
@@ -128,13 +131,9 @@ class _Recorder(TorchFunctionMode):
     def __init__(self, model: nn.Module, sources: SourceIndex, checkpoints: Sequence[str]) -> None:
         super().__init__()
         self.sources = sources
-        self.modules = dict(model.named_modules())
-        self.module_names = {id(m): name for name, m in self.modules.items() if name}
-        self.named_tensors: dict[int, tuple[str, str]] = {}
-        for name, buffer in model.named_buffers():
-            self.named_tensors[id(buffer)] = (name, "Buffer")
-        for name, param in model.named_parameters():
-            self.named_tensors[id(param)] = (name, "Parameter")
+        self.table = ModuleTable(model)
+        self.modules, self.module_names, self.named_tensors = self.table.modules, self.table.names, self.table.tensors
+        self.compiled = False  # whether a compiled function ran (eagerly) under the capture
         self.checkpoints = set(checkpoints)
         self.nodes: list[dict[str, Any]] = []
         self.by_id: dict[str, dict[str, Any]] = {}
@@ -173,6 +172,8 @@ class _Recorder(TorchFunctionMode):
         op, short = op_name(name)
         running = next((entry for entry in reversed(self.stack) if entry.node_id), self.root)
         source, frame = self.sources.call_site(sys._getframe(2))
+        if not self.compiled:
+            self.compiled = compiled.runs_compiled_code(frame, running.forward)
         parent = self.groups.parent_for(frame, running.node_id, running.forward)
         sources = self._producers_of((args, kwargs), parent, source, running.node_id)
         node_id = self._new_op_id(short, running.node_id)
@@ -198,7 +199,7 @@ class _Recorder(TorchFunctionMode):
     # -- module hooks ---------------------------------------------------------------
     def pre_hook(self, module: nn.Module, args: tuple, kwargs: dict) -> None:
         """Push the module; create its node on the first call (a leaf: on every call)."""
-        leaf = _is_torch_leaf(module)
+        leaf = is_torch_leaf(module)
         name = self.module_names.get(id(module))
         entry = _Running(None, leaf, False)
         if name is not None and not self.leaf_depth and not self.paused:
@@ -232,7 +233,7 @@ class _Recorder(TorchFunctionMode):
 
     def _enter(self, module: nn.Module, name: str, leaf: bool, args: tuple, kwargs: dict) -> _Running:
         parent = self._enclosing_module(name.rpartition(".")[0])
-        source = self._construction_site(name)
+        source = self.table.construction_site(self.sources, name)
         calls = self.calls[name]
         self.calls[name] += 1
         if not leaf:
@@ -341,7 +342,7 @@ class _Recorder(TorchFunctionMode):
             owner = name.rpartition(".")[0]
             node_id = name
             self._add_node(name, op, "layer", self._enclosing_module(owner), {},
-                           self._construction_site(name), [tensor])
+                           self.table.construction_site(self.sources, name), [tensor])
         else:
             node_id = self._new_op_id("python", module)
             self._add_node(node_id, "Python", "layer", parent, {}, source, [tensor],
@@ -373,25 +374,3 @@ class _Recorder(TorchFunctionMode):
                 return name
             name = name.rpartition(".")[0]
         return None
-
-    def _construction_site(self, name: str) -> dict[str, Any] | None:
-        """Lines of ``self.<attr> = ...`` that built ``name`` (a module, parameter or buffer).
-
-        Children of containers (``layers.0``) point at the container's assignment.
-        """
-        parts = name.split(".")
-        for cut in range(len(parts) - 1, -1, -1):
-            owner = self.modules.get(".".join(parts[:cut]))
-            if owner is None:
-                return None
-            site = self.sources.construction_site(owner, parts[cut])
-            if site is not None:
-                return site
-            if not isinstance(owner, _CONTAINERS):
-                return None  # e.g. register_buffer(): no assignment line to show
-        return None
-
-
-def _is_torch_leaf(module: nn.Module) -> bool:
-    """A layer from the torch.nn package (drawn as one node), not a container."""
-    return type(module).__module__.startswith("torch.nn.") and not isinstance(module, _CONTAINERS)
