@@ -434,3 +434,56 @@ def test_method_groups_are_named_with_their_class(tmp_path):
     assert lines[-1].strip() == "def forward(ctx, x):"  # from its decorator to its def
     assert [node["id"] for node in nodes.values() if node.get("group")] == [
         "experts.fused_forward()", "experts.scale()", "Square.forward()"]
+
+
+def test_a_checkpoint_that_records_nothing_says_why(tmp_path):
+    """A typo lists the closest module paths; a module that exists but never ran says so; one
+    inside a torch.nn layer names the layer (issue 24, points 8 and 19)."""
+    source = tmp_path / "unused_model.py"
+    source.write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+
+        class Layer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.proj(x)
+
+        class Unused(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList([Layer(), Layer()])
+                self.spare = nn.Linear(4, 4)
+                self.attention = nn.MultiheadAttention(4, 2, batch_first=True)
+
+            def forward(self, x):
+                if x.sum() < 0:
+                    x = self.spare(x)
+                for layer in self.layers:
+                    x = layer(x)
+                return self.attention(x, x, x)[0]
+    '''), encoding="utf-8")
+    module = load_module(source, "unused_model")
+    model = module.Unused().eval()
+    x = torch.ones(1, 3, 4)
+
+    def problem(*names):
+        with pytest.raises(ValueError) as caught:
+            capture_torch_graph(model, (x,), str(source), checkpoints=names)
+        return str(caught.value)
+
+    typo = problem("layer.0")
+    assert typo.startswith("checkpoint 'layer.0' is not a module or node of the graph; the closest module paths")
+    assert typo.partition("nodes: ")[2].split(", ")[0] == "layers.0"
+    never = problem("spare")
+    assert "'spare' is a module of the model that never ran in this forward pass" in never
+    assert "closest" not in never
+    inside = problem("attention.out_proj")
+    assert "is inside the torch.nn layer 'attention', whose insides are not recorded" in inside
+    assert "its top-level modules: layers, spare, attention" in problem("zzz")
+    both = problem("spare", "layers.1.proj", "layers.9")
+    assert both.count("checkpoint '") == 2 and "'layers.1.proj'" not in both
+    assert capture_torch_graph(model, (x,), str(source), checkpoints=("layers.1.proj",))["activations"]

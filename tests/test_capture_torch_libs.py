@@ -164,3 +164,18 @@ def test_a_compiled_function_shows_no_dynamo_resume_group(compiled_models) -> No
     assert nodes["mul_0"]["parent"] is None
     assert result["graph"]["compiled"] is True
     assert "a graph break" not in str(result["graph"])
+
+
+def test_a_checkpoint_spelt_as_in_transformers_4_lists_the_closest_module_paths() -> None:
+    """transformers 5 renamed ViT's ``encoder.layer.N`` to ``layers.N``: the old spelling names the
+    new paths, where it used to say only ``checkpoints produced no tensor`` (issue 24, point 8)."""
+    config = transformers.ViTConfig(hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=24,
+                                    image_size=8, patch_size=4, num_channels=3)
+    torch.manual_seed(0)
+    model = transformers.ViTModel(config).eval()
+    assert "layers.0" in dict(model.named_modules())  # the renamed path this test is about
+    with pytest.raises(ValueError) as caught:
+        capture_torch_graph(model, (torch.zeros(1, 3, 8, 8),), __file__, checkpoints=("encoder.layer.0",))
+    message = str(caught.value)
+    assert message.startswith("checkpoint 'encoder.layer.0' is not a module or node of the graph")
+    assert message.partition("nodes: ")[2].split(", ")[0] == "layers.0"

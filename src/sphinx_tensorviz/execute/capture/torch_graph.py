@@ -74,7 +74,8 @@ def capture_torch_graph(
     folder) decides which files are the author's; it defaults to the model file's folder.
 
     Raises ``ValueError`` if a checkpoint names no node that produced a tensor, so a
-    typo in a lesson fails loudly instead of drawing an empty panel.
+    typo in a lesson fails loudly instead of drawing an empty panel; the message says why
+    (:meth:`.ModuleTable.checkpoint_problem`).
     """
     kwargs = dict(kwargs or {})
     checkpoints = [canonical(name) for name in checkpoints]
@@ -97,7 +98,7 @@ def capture_torch_graph(
         recorder.groups.release()
     missing = [name for name in checkpoints if name not in recorder.activations]
     if missing:
-        raise ValueError(f"checkpoints produced no tensor: {', '.join(missing)}")
+        raise ValueError(recorder.table.checkpoint_problem(missing, recorder.by_id, recorder.ran))
     first = next((o.tensor for o in outputs if o.tensor is not None), None)
     graph = {"layers": recorder.nodes, "connections": recorder.edges,
              "outputs": [{"name": o.name, "id": recorder.output_ids[o.name], "type": o.type_name} for o in outputs]}
@@ -134,6 +135,7 @@ class _Recorder(TorchFunctionMode):
         self.table = ModuleTable(model)
         self.modules, self.module_names, self.named_tensors = self.table.modules, self.table.names, self.table.tensors
         self.compiled = False  # whether a compiled function ran (eagerly) under the capture
+        self.ran: set[str] = set()  # modules called, inside torch.nn layers too
         self.checkpoints = set(checkpoints)
         self.nodes: list[dict[str, Any]] = []
         self.by_id: dict[str, dict[str, Any]] = {}
@@ -201,6 +203,8 @@ class _Recorder(TorchFunctionMode):
         """Push the module; create its node on the first call (a leaf: on every call)."""
         leaf = is_torch_leaf(module)
         name = self.module_names.get(id(module))
+        if name is not None:
+            self.ran.add(name)
         entry = _Running(None, leaf, False)
         if name is not None and not self.leaf_depth and not self.paused:
             self.paused = True

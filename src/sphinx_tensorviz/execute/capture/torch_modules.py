@@ -2,11 +2,15 @@
 
 Names are those of ``named_modules()``, less the ``_orig_mod`` of a compiled submodule
 (:mod:`.compiled`), whose wrapper is no node: it only forwards the call. Also here: which
-modules are drawn as one leaf, and the ``self.x = ...`` line that built a module or weight.
+modules are drawn as one leaf, the ``self.x = ...`` line that built a module or weight, and why
+a ``:checkpoints:`` name recorded nothing (a typo, a module that never ran, a module inside a
+torch.nn layer), since each wants a different fix.
 """
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Collection
 from typing import Any
 
 from torch import nn
@@ -18,6 +22,8 @@ __all__ = ["ModuleTable", "is_torch_leaf"]
 
 #: torch.nn classes that only group other modules: drawn as modules, not leaves.
 CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict, nn.ParameterList, nn.ParameterDict)
+#: How many names a message lists.
+_LISTED = 8
 
 
 class ModuleTable:
@@ -50,6 +56,52 @@ class ModuleTable:
             if not isinstance(owner, CONTAINERS):
                 return None  # e.g. register_buffer(): no assignment line to show
         return None
+
+    def checkpoint_problem(self, missing: Collection[str], nodes: Collection[str], ran: Collection[str]) -> str:
+        """Why each of ``missing`` recorded nothing; ``nodes`` are the graph's ids, ``ran`` the modules called."""
+        return "; ".join(f"checkpoint {name!r} {self._why_nothing(name, nodes, ran)}" for name in missing)
+
+    def _why_nothing(self, name: str, nodes: Collection[str], ran: Collection[str]) -> str:
+        if name in nodes:
+            return "produced no tensor (it returned none)"
+        layer = self._enclosing_leaf(name)
+        if name in self.modules and layer is not None:
+            return f"is inside the torch.nn layer {layer!r}, whose insides are not recorded; checkpoint {layer!r}"
+        if name in self.modules and name not in ran:
+            return ("is a module of the model that never ran in this forward pass (a branch not taken, or a "
+                    "module forward does not call); checkpoint a module that runs")
+        close = closest_names(name, [*(n for n in self.modules if n), *nodes])
+        if close:
+            return f"is not a module or node of the graph; the closest module paths and nodes: {', '.join(close)}"
+        top = [n for n in self.modules if n and "." not in n][:_LISTED]
+        return f"is not a module or node of the graph; its top-level modules: {', '.join(top) or 'none'}"
+
+    def _enclosing_leaf(self, name: str) -> str | None:
+        parts = name.split(".")
+        for cut in range(1, len(parts)):
+            owner = ".".join(parts[:cut])
+            if owner in self.modules and is_torch_leaf(self.modules[owner]):
+                return owner
+        return None
+
+
+def closest_names(name: str, candidates: Collection[str], n: int = _LISTED // 2) -> list[str]:
+    """The dotted names most like ``name``, best first, each once.
+
+    Paths are compared whole and by their last parts, so a renamed level (transformers 5's ViT
+    ``encoder.layer.0`` is ``layers.0``) and a missing prefix (``layers.0`` for ``vit.layers.0``)
+    both find the path meant.
+    """
+    wanted = name.split(".")
+
+    def score(candidate: str) -> float:
+        parts = candidate.split(".")
+        tails = (difflib.SequenceMatcher(None, ".".join(wanted[-k:]), ".".join(parts[-k:])).ratio()
+                 for k in range(2, min(len(wanted), len(parts)) + 1))
+        return max([difflib.SequenceMatcher(None, name, candidate).ratio(), *(0.95 * r for r in tails)])
+
+    ranked = sorted({c: score(c) for c in candidates}.items(), key=lambda item: (-item[1], len(item[0]), item[0]))
+    return [candidate for candidate, value in ranked[:n] if value >= 0.6]
 
 
 def is_torch_leaf(module: nn.Module) -> bool:
