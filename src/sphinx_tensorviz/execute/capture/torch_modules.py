@@ -9,12 +9,12 @@ torch.nn layer), since each wants a different fix.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection
 from typing import Any
 
 from torch import nn
 
+from ...core.closest import closest_names
 from .compiled import clean_name, is_compiled_module
 from .sources import SourceIndex
 
@@ -83,25 +83,6 @@ class ModuleTable:
             if owner in self.modules and is_torch_leaf(self.modules[owner]):
                 return owner
         return None
-
-
-def closest_names(name: str, candidates: Collection[str], n: int = _LISTED // 2) -> list[str]:
-    """The dotted names most like ``name``, best first, each once.
-
-    Paths are compared whole and by their last parts, so a renamed level (transformers 5's ViT
-    ``encoder.layer.0`` is ``layers.0``) and a missing prefix (``layers.0`` for ``vit.layers.0``)
-    both find the path meant.
-    """
-    wanted = name.split(".")
-
-    def score(candidate: str) -> float:
-        parts = candidate.split(".")
-        tails = (difflib.SequenceMatcher(None, ".".join(wanted[-k:]), ".".join(parts[-k:])).ratio()
-                 for k in range(2, min(len(wanted), len(parts)) + 1))
-        return max([difflib.SequenceMatcher(None, name, candidate).ratio(), *(0.95 * r for r in tails)])
-
-    ranked = sorted({c: score(c) for c in candidates}.items(), key=lambda item: (-item[1], len(item[0]), item[0]))
-    return [candidate for candidate, value in ranked[:n] if value >= 0.6]
 
 
 def is_torch_leaf(module: nn.Module) -> bool:
