@@ -55,8 +55,9 @@ def group_id(module: str | None, function: str, call: int) -> str:
     """``<module>.<function>()`` for the first call made under ``module``, then ``...()_1``...
 
     ``function`` is the :func:`display_name`: a method keeps its class (``DynamicCache.update``,
-    a custom autograd function's ``Square.forward``), as a bare ``forward()`` says nothing. Like op ids, group ids hang off the enclosing *module*, not the enclosing group, so they
-    stay short and do not change when a group around them is collapsed or hidden.
+    a custom autograd function's ``Square.forward``), as a bare ``forward()`` says nothing. Like
+    op ids, group ids hang off the enclosing *module*, not the enclosing group, so they stay
+    short and do not change when a group around them is collapsed or hidden.
     """
     base = f"{module}.{function}()" if module else f"{function}()"
     return base if call == 0 else f"{base}_{call}"
