@@ -18,6 +18,7 @@ from ...read.directives import Converter, ExecutedDirective
 from ...read.sources import local_imports, resolve_inside
 from ...read.sweep import sweep_option
 from ...read.variants import variant_for
+from ...warnings_ import Subtype
 
 
 def layout_option(argument: str | None) -> str | dict[str, str]:
@@ -57,7 +58,7 @@ class GraphDirective(ExecutedDirective):
         handler = variant_for(self)  # an authored diagram, drawn as given
         return handler(self) if handler is not None else super().run()
 
-    def problem(self, message: str, subtype: Any) -> nodes.Element:
+    def problem(self, message: str, subtype: Subtype) -> nodes.Element:
         """The located warning and error box; the box keeps the graph's ``:name:``, so a tour or
         activations that refer to it can say that the graph failed, and where, rather than that the
         page has no graph of that name."""
