@@ -487,3 +487,23 @@ def test_a_checkpoint_that_records_nothing_says_why(tmp_path):
     both = problem("spare", "layers.1.proj", "layers.9")
     assert both.count("checkpoint '") == 2 and "'layers.1.proj'" not in both
     assert capture_torch_graph(model, (x,), str(source), checkpoints=("layers.1.proj",))["activations"]
+
+
+def test_inference_tensors_tell_no_ops_from_in_place_ops_by_name(tmp_path):
+    """Inference-mode tensors keep no version counter: a trailing ``_`` marks an in-place op."""
+    result, _ = capture_source(tmp_path, "inference_model", '''
+        import torch
+        from torch import nn
+
+        class Inference(nn.Module):
+            def forward(self, x):
+                with torch.inference_mode():
+                    y = torch.ones_like(x)
+                    y = y.to(torch.float32)
+                    y.mul_(3)
+                return x + y
+    ''', "Inference", torch.ones(2, 3))
+    ids = {node["id"] for node in result["graph"]["layers"]}
+    assert {"ones_like_0", "mul_0", "add_0"} <= ids and "to_0" not in ids
+    edges = {(edge["source"], edge["target"]) for edge in result["graph"]["connections"]}
+    assert {("ones_like_0", "mul_0"), ("mul_0", "add_0")} <= edges
