@@ -54,7 +54,6 @@ from .torch_params import (
 __all__ = ["capture_torch_graph"]
 
 
-
 def capture_torch_graph(
     model: nn.Module,
     args: tuple,
