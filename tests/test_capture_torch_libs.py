@@ -179,3 +179,23 @@ def test_a_checkpoint_spelt_as_in_transformers_4_lists_the_closest_module_paths(
     message = str(caught.value)
     assert message.startswith("checkpoint 'encoder.layer.0' is not a module or node of the graph")
     assert message.partition("nodes: ")[2].split(", ")[0] == "layers.0"
+
+
+def test_mamba_mixer_groups_are_named_with_their_class_and_layer_weights_link_to_the_layer() -> None:
+    """Mamba's mixer runs an activation module's ``forward`` as a plain call, which was the group
+    ``...mixer.forward()``; and it uses ``self.conv1d.weight`` directly, which had no source line
+    (issue 24, point 17)."""
+    config = transformers.MambaConfig(vocab_size=32, hidden_size=16, state_size=4, num_hidden_layers=1, expand=2,
+                                      conv_kernel=3, time_step_rank=4)
+    torch.manual_seed(0)
+    model = transformers.MambaModel(config).eval()
+    result = capture_torch_graph(model, (torch.ones(1, 5, dtype=torch.long),), __file__, kwargs={"use_cache": False})
+    nodes = {node["id"]: node for node in result["graph"]["layers"]}
+    groups = [node for node in nodes.values() if node.get("group") == "function"]
+    assert groups and all(node["id"].endswith(f"{node['function']}()") for node in groups)
+    methods = [node["id"] for node in groups if node["function"].endswith(".forward")]
+    assert methods and not [node["id"] for node in groups if node["function"] == "forward"], methods
+    lines = Path(inspect.getfile(transformers.MambaModel)).read_text("utf-8").splitlines()
+    for weight in ("layers.0.mixer.conv1d.weight", "layers.0.mixer.conv1d.bias"):
+        source = nodes[weight]["source"]
+        assert "self.conv1d = nn.Conv1d(" in lines[source["line"] - 1], weight

@@ -43,7 +43,9 @@ class ModuleTable:
     def construction_site(self, sources: SourceIndex, name: str) -> dict[str, Any] | None:
         """Lines of ``self.<attr> = ...`` that built ``name`` (a module, parameter or buffer).
 
-        Children of containers (``layers.0``) point at the container's assignment.
+        Children of containers (``layers.0``) point at the container's assignment, and the
+        weights of a torch.nn layer at the layer's (``self.conv1d = nn.Conv1d(...)`` made
+        ``conv1d.weight``, which a model may use directly, as Mamba's mixer does).
         """
         parts = name.split(".")
         for cut in range(len(parts) - 1, -1, -1):
@@ -53,7 +55,7 @@ class ModuleTable:
             site = sources.construction_site(owner, parts[cut])
             if site is not None:
                 return site
-            if not isinstance(owner, CONTAINERS):
+            if not isinstance(owner, CONTAINERS) and not is_torch_leaf(owner):
                 return None  # e.g. register_buffer(): no assignment line to show
         return None
 
