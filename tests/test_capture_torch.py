@@ -507,3 +507,36 @@ def test_inference_tensors_tell_no_ops_from_in_place_ops_by_name(tmp_path):
     assert {"ones_like_0", "mul_0", "add_0"} <= ids and "to_0" not in ids
     edges = {(edge["source"], edge["target"]) for edge in result["graph"]["connections"]}
     assert {("ones_like_0", "mul_0"), ("mul_0", "add_0")} <= edges
+
+
+def test_a_decorator_shared_by_forward_and_a_helper_keeps_the_groups_between(tmp_path):
+    """A decorator's wrapper is one code object for all it decorates: when ``forward`` and a helper
+    both carry it, the helper's wrapper is not the module's entry, and ``outer()`` still holds
+    ``inner()``."""
+    result, _ = capture_source(tmp_path, "shared_wrapper", '''
+        import functools
+
+        import torch
+        from torch import nn
+
+        def logged(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                return fn(*args, **kwargs)
+            return wrapper
+
+        @logged
+        def inner(x):
+            return x * 2
+
+        def outer(x):
+            return inner(x) + 1
+
+        class Logged(nn.Module):
+            @logged
+            def forward(self, x):
+                return outer(x)
+    ''', "Logged", torch.ones(2, 3))
+    nodes = {node["id"]: node for node in result["graph"]["layers"]}
+    assert (nodes["outer()"]["parent"], nodes["inner()"]["parent"]) == (None, "outer()")
+    assert (nodes["mul_0"]["parent"], nodes["add_0"]["parent"]) == ("inner()", "outer()")

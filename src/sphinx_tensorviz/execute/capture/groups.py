@@ -88,7 +88,7 @@ class FunctionGroups:
         found = False
         while frame is not None and len(chain) < MAX_FRAMES:
             code = frame.f_code
-            if code in stop:
+            if code in stop and self._is_module_entry(frame, stop):
                 found = True
                 break
             if self._classify(code.co_filename) is not None and not _is_wrapper(code):
@@ -112,6 +112,19 @@ class FunctionGroups:
             self._add_group(node_id, parent, frame.f_code)
             parent = node_id
         return parent
+
+    def _is_module_entry(self, frame: FrameType, stop: Collection[CodeType]) -> bool:
+        """Whether ``frame`` runs the module's ``forward`` as the module call entered it.
+
+        A decorator's wrapper code is shared by everything it decorates: a helper that
+        ``forward`` calls through such a decorator runs the same code object, and must not end
+        the walk there (its callers would lose their groups). The entry is called by PyTorch's
+        module machinery, through wrappers of the same ``forward`` only.
+        """
+        caller = frame.f_back
+        while caller is not None and caller.f_code in stop:
+            caller = caller.f_back
+        return caller is None or self._classify(caller.f_code.co_filename) is None
 
     def release(self) -> None:
         """Drop the frames (and the locals they hold) once the capture is over."""
