@@ -274,3 +274,269 @@ def test_repeated_layers_root_ops_buffers_and_unknown_tensors(tmp_path):
     assert nodes["output.0"]["kind"] == "output" and "output" not in nodes  # the tuple's tensor; x.shape is no output
     assert result["graph"]["outputs"] == [{"name": "0", "id": "output.0", "type": "Tensor"}]
     assert_dag_from_input_to_output(result["graph"])
+
+
+def capture_source(tmp_path, name, text, factory, *inputs, **kwargs):
+    """Write ``text`` as a model file, build ``factory`` from it and capture one call."""
+    source = tmp_path / f"{name}.py"
+    source.write_text(textwrap.dedent(text), encoding="utf-8")
+    module = load_module(source, name)
+    torch.manual_seed(0)
+    model = getattr(module, factory)().eval()
+    return capture_torch_graph(model, inputs, str(source), **kwargs), source
+
+
+def producers_of_outputs(graph):
+    return {edge["target"]: edge["source"] for edge in graph["connections"]
+            if edge["target"].startswith("output")}
+
+
+def test_a_no_op_in_a_later_helper_does_not_become_the_producer(tmp_path):
+    """``.to()`` to the same device returns its input: it computes nothing, so ``logits`` stays
+    drawn from the head, not from ``aux_loss()``'s ``to_0`` (issue 24, point 16)."""
+    result, _ = capture_source(tmp_path, "aux_model", '''
+        import torch
+        from torch import nn
+
+        def aux_loss(t):
+            return t.to("cpu").square().mean()
+
+        class WithAux(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(4, 3)
+
+            def forward(self, x):
+                logits = self.head(x)
+                same = logits.contiguous().float().detach().requires_grad_(False)
+                return {"logits": logits, "aux": aux_loss(logits), "same": same}
+    ''', "WithAux", torch.ones(2, 4))
+    graph = result["graph"]
+    nodes = {node["id"]: node for node in graph["layers"]}
+    feeds = producers_of_outputs(graph)
+    assert feeds["output.logits"] == "head"
+    assert nodes[feeds["output.aux"]]["parent"] == "aux_loss()"
+    assert nodes[feeds["output.same"]]["op"] == "Tensor.detach"  # a new tensor: drawn, fed by the head
+    assert not [node_id for node_id in nodes if node_id.startswith(("to_", "contiguous_", "float_"))]
+    edges = {(edge["source"], edge["target"]) for edge in graph["connections"]}
+    assert {("head", "square_0"), ("square_0", "mean_0"), ("mean_0", "output.aux")} <= edges
+    assert_dag_from_input_to_output(graph)
+
+
+def test_in_place_ops_still_take_over_their_tensor(tmp_path):
+    """An op that returns its input *changed* (``add_``, ``x[0] = ...``) is the new producer."""
+    result, _ = capture_source(tmp_path, "inplace_model", '''
+        import torch
+        from torch import nn
+
+        class InPlace(nn.Module):
+            def forward(self, x):
+                y = x * 2
+                y.add_(1)
+                y[0] = 0.0
+                return y.relu_()
+    ''', "InPlace", torch.ones(2, 3))
+    edges = {(edge["source"], edge["target"]) for edge in result["graph"]["connections"]}
+    assert {("mul_0", "add_0"), ("add_0", "setitem_0"), ("setitem_0", "relu_0"), ("relu_0", "output")} <= edges
+
+
+REDIRECTED = '''
+    import functools
+
+    import torch
+    from torch import nn
+
+
+    def redirect_forward(cls):
+        """As transformers' ``use_experts_implementation``: wrap ``__init__``, send ``forward`` elsewhere."""
+        original_init, original_forward = cls.__init__, cls.forward
+
+        @functools.wraps(original_init)
+        def __init__(self, *args, **kwargs):
+            original_init(self, *args, **kwargs)
+            self.implementation = "fused"
+
+        @functools.wraps(original_forward)
+        def forward(self, *args, **kwargs):
+            return IMPLEMENTATIONS.get(self.implementation, original_forward)(self, *args, **kwargs)
+
+        cls.__init__, cls.forward = __init__, forward
+        return cls
+
+
+    def scale(t):
+        return t * 2
+
+
+    def fused_forward(self, x):
+        return scale(self.proj(x)) * self.gain
+
+
+    IMPLEMENTATIONS = {"fused": fused_forward}
+
+
+    @redirect_forward
+    class Experts(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(4, 4)
+            self.gain = nn.Parameter(torch.ones(4))
+
+        def forward(self, x):
+            return self.proj(x)
+
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.experts = Experts()
+
+        def forward(self, x):
+            return Square.apply(self.experts(x))
+'''
+
+
+def test_a_redirected_forward_keeps_its_groups_and_construction_lines(tmp_path):
+    """A ``functools.wraps`` class decorator that redirects ``forward`` and wraps ``__init__``
+    keeps the function groups under the module and the lines of ``self.x = ...`` (issue 24, 17)."""
+    result, source = capture_source(tmp_path, "redirected", REDIRECTED, "Model", torch.ones(2, 4))
+    nodes = {node["id"]: node for node in result["graph"]["layers"]}
+    lines = source.read_text(encoding="utf-8").splitlines()
+    for node_id, text in (("experts.proj", "self.proj = nn.Linear(4, 4)"),
+                          ("experts.gain", "self.gain = nn.Parameter")):
+        assert text in lines[nodes[node_id]["source"]["line"] - 1], node_id
+    group, helper = nodes["experts.fused_forward()"], nodes["experts.scale()"]
+    assert (group["parent"], group["group"], group["label"]) == ("experts", "function", "fused_forward()")
+    assert (helper["parent"], helper["label"]) == ("experts.fused_forward()", "scale()")
+    assert nodes["experts.mul_0"]["parent"] == "experts.scale()"
+    assert nodes["experts.mul_1"]["parent"] == "experts.fused_forward()"
+    assert_dag_from_input_to_output(result["graph"])
+
+
+def test_method_groups_are_named_with_their_class(tmp_path):
+    """A custom ``autograd.Function`` is ``Square.forward()``, in its id as in its label."""
+    result, source = capture_source(tmp_path, "redirected_too", REDIRECTED, "Model", torch.ones(2, 4))
+    nodes = {node["id"]: node for node in result["graph"]["layers"]}
+    group = nodes["Square.forward()"]
+    assert (group["label"], group["function"], group["parent"]) == ("Square.forward()", "Square.forward", None)
+    assert nodes["mul_0"]["parent"] == "Square.forward()"
+    lines = source.read_text(encoding="utf-8").splitlines()[group["source"]["line"] - 1:group["source"]["endLine"]]
+    assert lines[-1].strip() == "def forward(ctx, x):"  # from its decorator to its def
+    assert [node["id"] for node in nodes.values() if node.get("group")] == [
+        "experts.fused_forward()", "experts.scale()", "Square.forward()"]
+
+
+def test_a_checkpoint_that_records_nothing_says_why(tmp_path):
+    """A typo lists the closest module paths; a module that exists but never ran says so; one
+    inside a torch.nn layer names the layer (issue 24, points 8 and 19)."""
+    source = tmp_path / "unused_model.py"
+    source.write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+
+        class Layer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.proj(x)
+
+        class Unused(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList([Layer(), Layer()])
+                self.spare = nn.Linear(4, 4)
+                self.attention = nn.MultiheadAttention(4, 2, batch_first=True)
+
+            def forward(self, x):
+                if x.sum() < 0:
+                    x = self.spare(x)
+                for layer in self.layers:
+                    x = layer(x)
+                return self.attention(x, x, x)[0]
+    '''), encoding="utf-8")
+    module = load_module(source, "unused_model")
+    model = module.Unused().eval()
+    x = torch.ones(1, 3, 4)
+
+    def problem(*names):
+        with pytest.raises(ValueError) as caught:
+            capture_torch_graph(model, (x,), str(source), checkpoints=names)
+        return str(caught.value)
+
+    typo = problem("layer.0")
+    assert typo.startswith("checkpoint 'layer.0' is not a module or node of the graph; the closest module paths")
+    assert typo.partition("nodes: ")[2].split(", ")[0] == "layers.0"
+    never = problem("spare")
+    assert "'spare' is a module of the model that never ran in this forward pass" in never
+    assert "closest" not in never
+    inside = problem("attention.out_proj")
+    assert "is inside the torch.nn layer 'attention', whose insides are not recorded" in inside
+    assert "its top-level modules: layers, spare, attention" in problem("zzz")
+    both = problem("spare", "layers.1.proj", "layers.9")
+    assert both.count("checkpoint '") == 2 and "'layers.1.proj'" not in both
+    assert capture_torch_graph(model, (x,), str(source), checkpoints=("layers.1.proj",))["activations"]
+
+
+def test_inference_tensors_tell_no_ops_from_in_place_ops_by_name(tmp_path):
+    """Inference-mode tensors keep no version counter: a trailing ``_`` marks an in-place op."""
+    result, _ = capture_source(tmp_path, "inference_model", '''
+        import torch
+        from torch import nn
+
+        class Inference(nn.Module):
+            def forward(self, x):
+                with torch.inference_mode():
+                    y = torch.ones_like(x)
+                    y = y.to(torch.float32)
+                    y.mul_(3)
+                return x + y
+    ''', "Inference", torch.ones(2, 3))
+    ids = {node["id"] for node in result["graph"]["layers"]}
+    assert {"ones_like_0", "mul_0", "add_0"} <= ids and "to_0" not in ids
+    edges = {(edge["source"], edge["target"]) for edge in result["graph"]["connections"]}
+    assert {("ones_like_0", "mul_0"), ("mul_0", "add_0")} <= edges
+
+
+def test_a_decorator_shared_by_forward_and_a_helper_keeps_the_groups_between(tmp_path):
+    """A decorator's wrapper is one code object for all it decorates: when ``forward`` and a helper
+    both carry it, the helper's wrapper is not the module's entry, and ``outer()`` still holds
+    ``inner()``."""
+    result, _ = capture_source(tmp_path, "shared_wrapper", '''
+        import functools
+
+        import torch
+        from torch import nn
+
+        def logged(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                return fn(*args, **kwargs)
+            return wrapper
+
+        @logged
+        def inner(x):
+            return x * 2
+
+        def outer(x):
+            return inner(x) + 1
+
+        class Logged(nn.Module):
+            @logged
+            def forward(self, x):
+                return outer(x)
+    ''', "Logged", torch.ones(2, 3))
+    nodes = {node["id"]: node for node in result["graph"]["layers"]}
+    assert (nodes["outer()"]["parent"], nodes["inner()"]["parent"]) == (None, "outer()")
+    assert (nodes["mul_0"]["parent"], nodes["add_0"]["parent"]) == ("inner()", "outer()")

@@ -21,8 +21,9 @@ INLINE = "<inline>"
 #: stale graphs are re-recorded. Hashed only from version 2 on, which leaves artifacts of an
 #: unchanged capture (version 1) valid. JAX 2: library module paths, named weights,
 #: function groups, checkpoints; JAX 3: op ids spelled as PyTorch's (``block.ffn.dot_general_0``).
-#: PyTorch 2: named outputs, function groups, library sources, attention params, activation layouts.
-CAPTURE_VERSIONS = {"torch": 2, "jax": 3}
+#: PyTorch 2: named outputs, function groups, library sources, attention params, activation layouts;
+#: PyTorch 3: no-ops (``.to()`` to the same dtype) are not recorded, method groups are ``Class.method()``.
+CAPTURE_VERSIONS = {"torch": 3, "jax": 3}
 
 
 @dataclass(frozen=True)

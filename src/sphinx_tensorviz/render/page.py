@@ -15,7 +15,7 @@ from typing import Any
 from docutils import nodes
 
 from ..core.limits import Limits, data_size_problem
-from ..core.nodes import tensorviz_figure
+from ..core.nodes import FAILED_GRAPH, tensorviz_figure
 from ..core.sweep import Sweep
 from ..store.artifacts import ArtifactStore
 from ..warnings_ import Subtype, warn
@@ -89,12 +89,29 @@ class Page:
     def graph_for(self, node: nodes.Element, what: str) -> GraphOnPage | None:
         """The graph ``node`` names in ``graph``; a located warning when the page has none of that name."""
         name = node["graph"]
+        if name not in self.graphs and name in self.failed_graphs:
+            warn(f"{what}: the tv-graph named {name!r} failed ({self.failed_graphs[name]}: see its warning), "
+                 "so there is nothing to show", Subtype.target, location=node)
+            return None
         if name not in self.graphs:
             known = ", ".join(sorted(self.graphs)) or "none on this page"
             warn(f"{what}: no tv-graph named {name!r} on this page (named graphs: {known})", Subtype.target,
                  location=node)
             return None
         return self.graphs[name]  # None: the graph itself already warns about its missing artifact
+
+    @cached_property
+    def failed_graphs(self) -> dict[str, str]:
+        """Named ``tv-graph`` directives of this page that failed to read: name -> ``file:line``
+        (relative to the source folder)."""
+        srcdir = Path(self.env.srcdir)
+        found: dict[str, str] = {}
+        for box in self.document.findall(nodes.error):
+            if box.get(FAILED_GRAPH):
+                source = Path(box.source or self.env.doc2path(self.docname))
+                where = source.relative_to(srcdir).as_posix() if source.is_relative_to(srcdir) else source.name
+                found[box[FAILED_GRAPH]] = f"{where}:{box.line}"
+        return found
 
     @cached_property
     def swept_graphs(self) -> dict[str, tuple[str, Sweep]]:

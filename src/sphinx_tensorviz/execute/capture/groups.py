@@ -18,32 +18,46 @@ from __future__ import annotations
 
 import inspect
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from types import CodeType, FrameType
 from typing import Any
 
-__all__ = ["FunctionGroups", "display_name", "forward_code", "group_id"]
+__all__ = ["FunctionGroups", "display_name", "forward_codes", "group_id", "unwrapped"]
 
 _VARARGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 #: How far up the stack we look for the running module's ``forward``.
 MAX_FRAMES = 64
 
 
-def forward_code(module: Any) -> CodeType | None:
-    """The code object of ``type(module).forward`` without decorator wrappers."""
-    forward = getattr(type(module), "forward", None)
-    try:
-        forward = inspect.unwrap(forward) if forward is not None else None
-    except ValueError:
-        return None
-    return getattr(forward, "__code__", None)
+def forward_codes(module: Any) -> frozenset[CodeType]:
+    """The code objects a call of ``module`` runs as its ``forward``: where function groups stop.
+
+    ``type(module).forward`` and every function along its ``__wrapped__`` chain. A class
+    decorator may replace ``forward`` by a ``functools.wraps`` wrapper that sends the call
+    somewhere else (transformers' ``use_experts_implementation`` picks an experts kernel at
+    run time), so the unwrapped original may never run: the groups then stop at the wrapper,
+    and the function it dispatched to is the outermost group.
+    """
+    return frozenset(code for function in unwrapped(getattr(type(module), "forward", None))
+                     if (code := getattr(function, "__code__", None)) is not None)
+
+
+def unwrapped(function: Any) -> list[Any]:
+    """``function`` and what it wraps, outermost first (``functools.wraps`` sets ``__wrapped__``)."""
+    chain: list[Any] = []
+    while function is not None and len(chain) < MAX_FRAMES and all(function is not f for f in chain):
+        chain.append(function)
+        function = getattr(function, "__wrapped__", None)
+    return chain
 
 
 def group_id(module: str | None, function: str, call: int) -> str:
     """``<module>.<function>()`` for the first call made under ``module``, then ``...()_1``...
 
-    Like op ids, group ids hang off the enclosing *module*, not the enclosing group, so they
-    stay short and do not change when a group around them is collapsed or hidden.
+    ``function`` is the :func:`display_name`: a method keeps its class (``DynamicCache.update``,
+    a custom autograd function's ``Square.forward``), as a bare ``forward()`` says nothing. Like
+    op ids, group ids hang off the enclosing *module*, not the enclosing group, so they stay
+    short and do not change when a group around them is collapsed or hidden.
     """
     base = f"{module}.{function}()" if module else f"{function}()"
     return base if call == 0 else f"{base}_{call}"
@@ -67,13 +81,14 @@ class FunctionGroups:
         self._frames: dict[int, tuple[FrameType, str]] = {}  # id(frame) -> (frame kept alive, group id)
         self._calls: Counter[tuple[str | None, str]] = Counter()
 
-    def parent_for(self, frame: FrameType | None, module_node: str | None, stop: CodeType | None) -> str | None:
+    def parent_for(self, frame: FrameType | None, module_node: str | None,
+                   stop: Collection[CodeType]) -> str | None:
         """The innermost group around ``frame`` (creating groups as needed), or ``module_node``."""
         chain: list[FrameType] = []
         found = False
         while frame is not None and len(chain) < MAX_FRAMES:
             code = frame.f_code
-            if code is stop:
+            if code in stop and self._is_module_entry(frame, stop):
                 found = True
                 break
             if self._classify(code.co_filename) is not None and not _is_wrapper(code):
@@ -87,9 +102,9 @@ class FunctionGroups:
             if known is not None and known[0] is frame:
                 parent = known[1]
                 continue
-            name = frame.f_code.co_name
-            if name.startswith("<"):  # comprehensions and lambdas belong to their function
+            if frame.f_code.co_name.startswith("<"):  # comprehensions and lambdas belong to their function
                 continue
+            name = display_name(frame.f_code)
             call = self._calls[(module_node, name)]
             self._calls[(module_node, name)] += 1
             node_id = group_id(module_node, name, call)
@@ -97,6 +112,19 @@ class FunctionGroups:
             self._add_group(node_id, parent, frame.f_code)
             parent = node_id
         return parent
+
+    def _is_module_entry(self, frame: FrameType, stop: Collection[CodeType]) -> bool:
+        """Whether ``frame`` runs the module's ``forward`` as the module call entered it.
+
+        A decorator's wrapper code is shared by everything it decorates: a helper that
+        ``forward`` calls through such a decorator runs the same code object, and must not end
+        the walk there (its callers would lose their groups). The entry is called by PyTorch's
+        module machinery, through wrappers of the same ``forward`` only.
+        """
+        caller = frame.f_back
+        while caller is not None and caller.f_code in stop:
+            caller = caller.f_back
+        return caller is None or self._classify(caller.f_code.co_filename) is None
 
     def release(self) -> None:
         """Drop the frames (and the locals they hold) once the capture is over."""

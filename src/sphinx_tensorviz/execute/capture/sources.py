@@ -30,6 +30,8 @@ from typing import Any
 
 import torch
 
+from .groups import unwrapped
+
 __all__ = ["SourceIndex", "MAX_LINES_PER_FILE", "MAX_LINES_TOTAL"]
 
 #: Upper bounds on the library lines an artifact carries (one file / all files).
@@ -112,9 +114,10 @@ class SourceIndex:
         return _source(key, first, last)
 
     def construction_site(self, owner: Any, attr: str) -> dict[str, Any] | None:
-        """Lines of ``self.<attr> = ...`` in the ``__init__`` of ``owner``'s class (or a base)."""
-        for cls in type(owner).__mro__:
-            init = cls.__dict__.get("__init__")
+        """Lines of ``self.<attr> = ...`` in the ``__init__`` of ``owner``'s class (or a base, or the
+        ``__init__`` a class decorator wrapped)."""
+        inits = (init for cls in type(owner).__mro__ for init in unwrapped(cls.__dict__.get("__init__")))
+        for init in inits:  # a decorated ``__init__`` (``functools.wraps``): the one it wraps too
             code = getattr(init, "__code__", None)
             if code is None:
                 continue

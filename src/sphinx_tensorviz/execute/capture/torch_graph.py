@@ -35,10 +35,13 @@ from torch import nn
 from torch.overrides import TorchFunctionMode, resolve_name
 
 from ...core.ids import canonical, op_id
-from .groups import FunctionGroups, display_name, forward_code
+from . import compiled
+from .groups import FunctionGroups, display_name, forward_codes
+from .no_ops import changed_outputs, versions_of
 from .outputs import exposed_summary, name_outputs, tensors_in
 from .sources import SourceIndex
 from .torch_layouts import layout_hint
+from .torch_modules import ModuleTable, is_torch_leaf
 from .torch_params import (
     ATTENTION_OPS,
     describe,
@@ -49,10 +52,6 @@ from .torch_params import (
 )
 
 __all__ = ["capture_torch_graph"]
-
-#: torch.nn classes that only group other modules: drawn as modules, not leaves.
-_CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict, nn.ParameterList, nn.ParameterDict)
-#: Layers whose outputs are feature maps (``channels x H x W``), for activation layouts.
 
 
 def capture_torch_graph(
@@ -74,19 +73,22 @@ def capture_torch_graph(
     folder) decides which files are the author's; it defaults to the model file's folder.
 
     Raises ``ValueError`` if a checkpoint names no node that produced a tensor, so a
-    typo in a lesson fails loudly instead of drawing an empty panel.
+    typo in a lesson fails loudly instead of drawing an empty panel; the message says why
+    (:meth:`.ModuleTable.checkpoint_problem`).
     """
     kwargs = dict(kwargs or {})
     checkpoints = [canonical(name) for name in checkpoints]
+    compiled_model = compiled.is_compiled_module(model)
+    model = compiled.unwrap(model)
     recorder = _Recorder(model, SourceIndex(model_file, srcdir), checkpoints)
     handles = []
     try:
-        for name, module in model.named_modules():
+        for name, module in recorder.modules.items():  # compiled wrappers left out: they only forward
             if name:  # the root model is the page itself, not a node
                 handles.append(module.register_forward_pre_hook(recorder.pre_hook, with_kwargs=True))
                 handles.append(module.register_forward_hook(recorder.post_hook, with_kwargs=True))
         recorder.add_inputs(args, kwargs)
-        with torch.no_grad(), recorder:
+        with torch.no_grad(), compiled.eager(), recorder:
             raw = model(*args, **kwargs)
         outputs = recorder.add_outputs(raw)
     finally:
@@ -95,10 +97,12 @@ def capture_torch_graph(
         recorder.groups.release()
     missing = [name for name in checkpoints if name not in recorder.activations]
     if missing:
-        raise ValueError(f"checkpoints produced no tensor: {', '.join(missing)}")
+        raise ValueError(recorder.table.checkpoint_problem(missing, recorder.by_id, recorder.ran))
     first = next((o.tensor for o in outputs if o.tensor is not None), None)
     graph = {"layers": recorder.nodes, "connections": recorder.edges,
              "outputs": [{"name": o.name, "id": recorder.output_ids[o.name], "type": o.type_name} for o in outputs]}
+    if compiled_model or recorder.compiled:
+        graph["compiled"] = True
     sources = recorder.sources.files()
     if sources:
         graph["sources"] = sources
@@ -118,7 +122,7 @@ class _Running:
     node_id: str | None  # the module/layer node, or None when nothing is recorded for it
     leaf: bool
     first_call: bool
-    forward: CodeType | None = None  # where function groups stop
+    forward: frozenset[CodeType] = frozenset()  # where function groups stop
 
 
 class _Recorder(TorchFunctionMode):
@@ -127,13 +131,10 @@ class _Recorder(TorchFunctionMode):
     def __init__(self, model: nn.Module, sources: SourceIndex, checkpoints: Sequence[str]) -> None:
         super().__init__()
         self.sources = sources
-        self.modules = dict(model.named_modules())
-        self.module_names = {id(m): name for name, m in self.modules.items() if name}
-        self.named_tensors: dict[int, tuple[str, str]] = {}
-        for name, buffer in model.named_buffers():
-            self.named_tensors[id(buffer)] = (name, "Buffer")
-        for name, param in model.named_parameters():
-            self.named_tensors[id(param)] = (name, "Parameter")
+        self.table = ModuleTable(model)
+        self.modules, self.module_names, self.named_tensors = self.table.modules, self.table.names, self.table.tensors
+        self.compiled = False  # whether a compiled function ran (eagerly) under the capture
+        self.ran: set[str] = set()  # modules called, inside torch.nn layers too
         self.checkpoints = set(checkpoints)
         self.nodes: list[dict[str, Any]] = []
         self.by_id: dict[str, dict[str, Any]] = {}
@@ -143,7 +144,7 @@ class _Recorder(TorchFunctionMode):
         self.alive: list[torch.Tensor] = []  # keeps id() values unique during the capture
         self.counters: Counter[tuple[str, str | None]] = Counter()
         self.calls: Counter[str] = Counter()
-        self.root = _Running(None, False, True, forward_code(model))
+        self.root = _Running(None, False, True, forward_codes(model))
         self.stack: list[_Running] = []
         self.leaf_depth = 0
         self.paused = False
@@ -154,12 +155,13 @@ class _Recorder(TorchFunctionMode):
     # -- the torch function mode ------------------------------------------------------
     def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: D105
         kwargs = kwargs or {}
-        out = func(*args, **kwargs)
         if self.paused or self.leaf_depth:
-            return out  # our own bookkeeping, or the inside of an nn layer
+            return func(*args, **kwargs)  # our own bookkeeping, or the inside of an nn layer
+        before = versions_of((args, kwargs))
+        out = func(*args, **kwargs)
         name = resolve_name(func) or f"{getattr(func, '__module__', '')}.{getattr(func, '__name__', func)}"
-        outputs = [args[0]] if name.endswith("__setitem__") else list(tensors_in(out))
-        if outputs:  # metadata calls (.shape, .dim(), .size()) return no tensor
+        outputs = [args[0]] if name.endswith("__setitem__") else changed_outputs(out, before, name)
+        if outputs:  # metadata calls (.shape, .dim(), .size()) and no-ops return no new tensor
             self.paused = True
             try:
                 self._record_op(name, args, kwargs, outputs)
@@ -171,6 +173,8 @@ class _Recorder(TorchFunctionMode):
         op, short = op_name(name)
         running = next((entry for entry in reversed(self.stack) if entry.node_id), self.root)
         source, frame = self.sources.call_site(sys._getframe(2))
+        if not self.compiled:
+            self.compiled = compiled.runs_compiled_code(frame, running.forward)
         parent = self.groups.parent_for(frame, running.node_id, running.forward)
         sources = self._producers_of((args, kwargs), parent, source, running.node_id)
         node_id = self._new_op_id(short, running.node_id)
@@ -196,8 +200,10 @@ class _Recorder(TorchFunctionMode):
     # -- module hooks ---------------------------------------------------------------
     def pre_hook(self, module: nn.Module, args: tuple, kwargs: dict) -> None:
         """Push the module; create its node on the first call (a leaf: on every call)."""
-        leaf = _is_torch_leaf(module)
+        leaf = is_torch_leaf(module)
         name = self.module_names.get(id(module))
+        if name is not None:
+            self.ran.add(name)
         entry = _Running(None, leaf, False)
         if name is not None and not self.leaf_depth and not self.paused:
             self.paused = True
@@ -230,14 +236,14 @@ class _Recorder(TorchFunctionMode):
 
     def _enter(self, module: nn.Module, name: str, leaf: bool, args: tuple, kwargs: dict) -> _Running:
         parent = self._enclosing_module(name.rpartition(".")[0])
-        source = self._construction_site(name)
+        source = self.table.construction_site(self.sources, name)
         calls = self.calls[name]
         self.calls[name] += 1
         if not leaf:
             if not calls:
                 node = self._add_node(name, "Module", "module", parent, {}, source, None)
                 node["class"] = type(module).__name__
-            return _Running(name, False, not calls, forward_code(module))
+            return _Running(name, False, not calls, forward_codes(module))
         # A layer called twice gets a second node, so the graph stays acyclic.
         node_id = name if not calls else f"{name}:{calls}"
         sources = self._producers_of((args, kwargs), parent, source, parent)
@@ -339,7 +345,7 @@ class _Recorder(TorchFunctionMode):
             owner = name.rpartition(".")[0]
             node_id = name
             self._add_node(name, op, "layer", self._enclosing_module(owner), {},
-                           self._construction_site(name), [tensor])
+                           self.table.construction_site(self.sources, name), [tensor])
         else:
             node_id = self._new_op_id("python", module)
             self._add_node(node_id, "Python", "layer", parent, {}, source, [tensor],
@@ -371,25 +377,3 @@ class _Recorder(TorchFunctionMode):
                 return name
             name = name.rpartition(".")[0]
         return None
-
-    def _construction_site(self, name: str) -> dict[str, Any] | None:
-        """Lines of ``self.<attr> = ...`` that built ``name`` (a module, parameter or buffer).
-
-        Children of containers (``layers.0``) point at the container's assignment.
-        """
-        parts = name.split(".")
-        for cut in range(len(parts) - 1, -1, -1):
-            owner = self.modules.get(".".join(parts[:cut]))
-            if owner is None:
-                return None
-            site = self.sources.construction_site(owner, parts[cut])
-            if site is not None:
-                return site
-            if not isinstance(owner, _CONTAINERS):
-                return None  # e.g. register_buffer(): no assignment line to show
-        return None
-
-
-def _is_torch_leaf(module: nn.Module) -> bool:
-    """A layer from the torch.nn package (drawn as one node), not a container."""
-    return type(module).__module__.startswith("torch.nn.") and not isinstance(module, _CONTAINERS)

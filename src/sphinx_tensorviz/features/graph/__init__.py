@@ -4,7 +4,8 @@ The directive (:mod:`.directive`) describes the model and its inputs; the worker
 forward pass (:mod:`.run`, named in :data:`~sphinx_tensorviz.core.protocol.RUNNERS`, on the
 capture code of :mod:`sphinx_tensorviz.execute.capture`); the page draws the default view with
 its outline and source panels (:mod:`.render`, :mod:`.sources`). A sweep of a graph is drawn as
-one figure per point by the common renderer.
+one figure per point by the common renderer. A page pass checks ``:expand:`` against the recorded
+graph (:mod:`.expand`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
+#: checking ``:expand:`` names needs nothing from the other page passes
+EXPAND_ORDER = 5
+
 
 def setup_graph(app: Sphinx) -> None:
     # imported here: a worker imports this package for :mod:`.run`, and needs neither Sphinx nor docutils
-    from ...render.registry import add_executed_kind, lazy
+    from ...render.registry import add_executed_kind, add_page_pass, lazy
     from .directive import GraphDirective
 
     app.add_directive("tv-graph", GraphDirective)
     # a catalogue preview shows the top level only: a readable outline at thumbnail size
     add_executed_kind(app, "tv-graph", lazy(f"{__name__}.render:graph_parts"), thumbnail_render={"depth": 1})
+    add_page_pass(app, EXPAND_ORDER, lazy(f"{__name__}.expand:check_expand"))

@@ -12,11 +12,13 @@ from docutils.parsers.rst import directives
 from ...core.hashing import sha256_text
 from ...core.ids import canonical
 from ...core.layouts import normalise_layout
+from ...core.nodes import FAILED_GRAPH
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
 from ...read.sources import local_imports, resolve_inside
 from ...read.sweep import sweep_option
 from ...read.variants import variant_for
+from ...warnings_ import Subtype
 
 
 def layout_option(argument: str | None) -> str | dict[str, str]:
@@ -56,6 +58,15 @@ class GraphDirective(ExecutedDirective):
     def run(self) -> list[nodes.Node]:
         handler = variant_for(self)  # an authored diagram, drawn as given
         return handler(self) if handler is not None else super().run()
+
+    def problem(self, message: str, subtype: Subtype) -> nodes.Element:
+        """The located warning and error box; the box keeps the graph's ``:name:``, so a tour or
+        activations that refer to it can say that the graph failed, and where, rather than that the
+        page has no graph of that name."""
+        box = super().problem(message, subtype)
+        if self.options.get("name"):
+            box[FAILED_GRAPH] = nodes.fully_normalize_name(self.options["name"])
+        return box
 
     def converted_options(self) -> dict[str, Any]:
         values = super().converted_options()

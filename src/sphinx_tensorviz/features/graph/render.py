@@ -1,7 +1,8 @@
 """A traced graph as :class:`~sphinx_tensorviz.render.parts.FigureParts`.
 
 It gets: the SVG of the default view (collapsed to ``:depth:``), a nested list as its text
-alternative, a note that only the executed branch is recorded, and (HTML) the model source with
+alternative, a note that only the executed branch is recorded (and, for torch.compile code,
+that the eager graph is shown), and (HTML) the model source with
 line anchors that the nodes link to (:mod:`.sources`), plus a link to per-module layout data
 (:mod:`sphinx_tensorviz.render.graph_frames`) so readers can open any module.
 """
@@ -32,6 +33,10 @@ from .sources import source_line_href, source_panels
 BRANCH_NOTE = (
     "This graph records one forward pass with the inputs shown: only the branch of Python control "
     "flow that actually ran is drawn."
+)
+COMPILED_NOTE = (
+    "This model runs code compiled with torch.compile. The graph shows the eager code as it is written; "
+    "the compiled program may fuse, reorder or drop these operations."
 )
 
 
@@ -74,6 +79,8 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     if render.get("description"):
         details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
     details.append(nodes.paragraph("", BRANCH_NOTE, classes=["tv-branch-note"]))
+    if graph.get("compiled"):
+        details.append(nodes.paragraph("", COMPILED_NOTE, classes=["tv-compiled-note"]))
     outline = nodes.container(classes=["tv-outline"])
     outline += nodes.paragraph("", "", nodes.strong("", "The graph as a list"))
     outline += outline_list(outline_from_json(json.loads(outline_json)))

@@ -1,0 +1,92 @@
+"""The modules, parameters and buffers of a PyTorch model, by the names its author writes.
+
+Names are those of ``named_modules()``, less the ``_orig_mod`` of a compiled submodule
+(:mod:`.compiled`), whose wrapper is no node: it only forwards the call. Also here: which
+modules are drawn as one leaf, the ``self.x = ...`` line that built a module or weight, and why
+a ``:checkpoints:`` name recorded nothing (a typo, a module that never ran, a module inside a
+torch.nn layer), since each wants a different fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from torch import nn
+
+from ...core.closest import closest_names
+from .compiled import clean_name, is_compiled_module
+from .sources import SourceIndex
+
+__all__ = ["ModuleTable", "is_torch_leaf"]
+
+#: torch.nn classes that only group other modules: drawn as modules, not leaves.
+CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict, nn.ParameterList, nn.ParameterDict)
+#: How many names a message lists.
+_LISTED = 8
+
+
+class ModuleTable:
+    """``modules`` (name -> module, the root as ``""``), ``names`` (id -> name, root left out) and
+    ``tensors`` (id -> (name, ``Parameter`` or ``Buffer``))."""
+
+    def __init__(self, model: nn.Module) -> None:
+        self.modules: dict[str, nn.Module] = {clean_name(name): module for name, module in model.named_modules()
+                                              if not is_compiled_module(module)}
+        self.names = {id(module): name for name, module in self.modules.items() if name}
+        self.tensors: dict[int, tuple[str, str]] = {}
+        for name, buffer in model.named_buffers():
+            self.tensors[id(buffer)] = (clean_name(name), "Buffer")
+        for name, param in model.named_parameters():
+            self.tensors[id(param)] = (clean_name(name), "Parameter")
+
+    def construction_site(self, sources: SourceIndex, name: str) -> dict[str, Any] | None:
+        """Lines of ``self.<attr> = ...`` that built ``name`` (a module, parameter or buffer).
+
+        Children of containers (``layers.0``) point at the container's assignment, and the
+        weights of a torch.nn layer at the layer's (``self.conv1d = nn.Conv1d(...)`` made
+        ``conv1d.weight``, which a model may use directly, as Mamba's mixer does).
+        """
+        parts = name.split(".")
+        for cut in range(len(parts) - 1, -1, -1):
+            owner = self.modules.get(".".join(parts[:cut]))
+            if owner is None:
+                return None
+            site = sources.construction_site(owner, parts[cut])
+            if site is not None:
+                return site
+            if not isinstance(owner, CONTAINERS) and not is_torch_leaf(owner):
+                return None  # e.g. register_buffer(): no assignment line to show
+        return None
+
+    def checkpoint_problem(self, missing: Collection[str], nodes: Collection[str], ran: Collection[str]) -> str:
+        """Why each of ``missing`` recorded nothing; ``nodes`` are the graph's ids, ``ran`` the modules called."""
+        return "; ".join(f"checkpoint {name!r} {self._why_nothing(name, nodes, ran)}" for name in missing)
+
+    def _why_nothing(self, name: str, nodes: Collection[str], ran: Collection[str]) -> str:
+        if name in nodes:
+            return "produced no tensor (it returned none)"
+        layer = self._enclosing_leaf(name)
+        if name in self.modules and layer is not None:
+            return f"is inside the torch.nn layer {layer!r}, whose insides are not recorded; checkpoint {layer!r}"
+        if name in self.modules and name not in ran:
+            return ("is a module of the model that never ran in this forward pass (a branch not taken, or a "
+                    "module forward does not call); checkpoint a module that runs")
+        close = closest_names(name, [*(n for n in self.modules if n), *nodes])
+        if close:
+            return f"is not a module or node of the graph; the closest module paths and nodes: {', '.join(close)}"
+        top = [n for n in self.modules if n and "." not in n][:_LISTED]
+        return f"is not a module or node of the graph; its top-level modules: {', '.join(top) or 'none'}"
+
+    def _enclosing_leaf(self, name: str) -> str | None:
+        parts = name.split(".")
+        for cut in range(1, len(parts)):
+            owner = ".".join(parts[:cut])
+            if owner in self.modules and is_torch_leaf(self.modules[owner]):
+                return owner
+        return None
+
+
+def is_torch_leaf(module: nn.Module) -> bool:
+    """A layer from the torch.nn package (drawn as one node), not a container."""
+    return type(module).__module__.startswith("torch.nn.") and not isinstance(module, CONTAINERS)
