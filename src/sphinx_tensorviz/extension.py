@@ -25,7 +25,6 @@ from .core.nodes import add_placeholder_node, tensorviz_figure
 from .quick_exit import setup_quick_exit
 from .read.collector import RequestCollector
 from .render.assets import add_static_path, link_assets
-from .render.background_writes import setup_background_writes
 from .render.html_nodes import setup_html_nodes
 from .render.latex import setup_latex_nodes
 from .render.post_transform import RenderFigures
@@ -48,7 +47,6 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", _unfreeze)
     # render
     setup_html_nodes(app)
-    setup_background_writes(app)
     setup_quick_exit(app)
     setup_latex_nodes(app)
     app.add_post_transform(RenderFigures)
