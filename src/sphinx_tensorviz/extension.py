@@ -14,6 +14,7 @@ import gc
 import importlib
 import pkgutil
 from typing import Any
+from weakref import WeakSet
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -101,10 +102,15 @@ def _freeze_what_was_read(app: Sphinx, env: BuildEnvironment) -> None:
     """
     if gc.get_freeze_count() == 0:
         gc.freeze()
-        app._tensorviz_froze = True
+        _FROZE.add(app)
+
+
+#: the applications whose build froze the garbage collector's objects (a set, not an attribute of
+#: the application: the application is Sphinx's)
+_FROZE: WeakSet[Sphinx] = WeakSet()
 
 
 def _unfreeze(app: Sphinx, exception: BaseException | None) -> None:
-    if getattr(app, "_tensorviz_froze", False):
+    if app in _FROZE:
         gc.unfreeze()
-        app._tensorviz_froze = False
+        _FROZE.discard(app)
