@@ -30,7 +30,7 @@ def test_a_write_is_made_at_once_in_the_callers_thread(tmp_path: Path) -> None:
 def test_a_build_has_every_linked_file_when_it_returns(tmp_path: Path) -> None:
     src = copy_root("snapshot", tmp_path / "src", with_store=True)
     for outdir in ("first", "second"):  # the second build puts back kept figures' files
-        result = run_sphinx(src, confoverrides={"tensorviz_mode": "cache-only"},
+        result = run_sphinx(src, confoverrides={"tensorviz_execution_mode": "cache-only"},
                             builddir=tmp_path / outdir)
         assert result.statuscode == 0 and not result.tensorviz_warnings()
         html_dir = result.outdir
@@ -56,7 +56,7 @@ def test_an_unwritable_output_folder_is_a_warning_and_fails_under_W(tmp_path: Pa
     out.mkdir()
     (out / "_tensorviz").write_text("a file where the extension's folder goes", "utf-8")
     done = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "-D",
-                           "tensorviz_mode=cache-only", "-d", str(tmp_path / "doctrees"), str(src), str(out)],
+                           "tensorviz_execution_mode=cache-only", "-d", str(tmp_path / "doctrees"), str(src), str(out)],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode != 0, done.stderr
     found = [line for line in done.stderr.splitlines() if "[tensorviz.output]" in line]
