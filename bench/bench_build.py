@@ -1,10 +1,8 @@
 """Build-time overhead of sphinx-tensorviz on the course, against the same pages without it.
 
 Copies ``lessons/`` (with its committed ``tensorviz_artifacts/``, so nothing executes) to a temporary
-folder three times: as is; as a "plain" project where every ``tv-*`` directive block is replaced by an
-ordinary paragraph and ``sphinx_tensorviz`` is dropped from ``extensions``; and as is with
-``tensorviz_quick_exit = False``, whose ratio is the extension's own cost (the quick exit also
-saves some of the teardown plain Sphinx pays, so the first ratio is lower). Each is built with
+folder twice: as is, and as a "plain" project where every ``tv-*`` directive block is replaced by an
+ordinary paragraph and ``sphinx_tensorviz`` is dropped from ``extensions``. Each is built with
 ``python -m sphinx -b html -q`` in a fresh process:
 
 * cold: fresh output and doctree folders;
@@ -69,15 +67,6 @@ def make_projects(tmp: Path) -> tuple[Path, Path]:
     return viz, plain
 
 
-def without_quick_exit(viz: Path, target: Path) -> Path:
-    """A copy of the course that exits as Python does by default: what the extension costs on its own,
-    without the teardown it saves (``tensorviz_quick_exit``)."""
-    shutil.copytree(viz, target)
-    with open(target / "conf.py", "a", encoding="utf-8") as conf:
-        conf.write("\ntensorviz_quick_exit = False\n")
-    return target
-
-
 def build(project: Path, runner: Path | None = None) -> tuple[float, float, int]:
     """One ``sphinx -b html -q`` run (or ``runner``'s, a script taking sphinx-build's arguments): (wall
     seconds, CPU seconds, peak RSS in KiB of the build and its children). CPU time is what the build
@@ -138,11 +127,10 @@ def main() -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="tv-bench-") as tmp:
         viz, plain = make_projects(Path(tmp))
-        full_exit = without_quick_exit(viz, Path(tmp) / "tensorviz-full-exit")
         stored = sorted(p.name for p in (viz / "tensorviz_artifacts").glob("*.json"))
         results: dict[tuple[str, str], tuple[list[float], list[float], int]] = {}
         for kind in ("cold", "warm", "touched"):
-            projects = {"tensorviz": viz, "plain": plain, "full exit": full_exit}
+            projects = {"tensorviz": viz, "plain": plain}
             for name, result in scenario(projects, kind, args.reps, args.touch).items():
                 results[(name, kind)] = result
         after = sorted(p.name for p in (viz / "tensorviz_artifacts").glob("*.json"))
@@ -166,10 +154,6 @@ def main() -> int:
         print(f"{kind:<9} {viz_med:>12.3f} {plain_med:>9.3f} {ratios[kind]:>7.2f} {cpu_ratios[kind]:>10.2f} "
               f"{min_ratios[kind]:>10.2f} {viz_rss / 1024:>12.0f} {plain_rss / 1024:>10.0f}  "
               f"{min(viz_times):>6.2f}..{max(viz_times):<6.2f}")
-    own = {kind: statistics.median(results[("full exit", kind)][0]) / statistics.median(results[("plain", kind)][0])
-           for kind in ("cold", "warm", "touched")}
-    print("the same with tensorviz_quick_exit = False (the interpreter's teardown as plain Sphinx has it): "
-          + ", ".join(f"{kind} {ratio:.2f}" for kind, ratio in own.items()))
     print(f"peak RSS of any child (RUSAGE_CHILDREN): {overall / 1024:.0f} MiB")
     print(f"nothing executed (store unchanged, no failure records): {executed_nothing}")
     verdict = "meets" if ratios["warm"] < TARGET_WARM_RATIO else "MISSES"
