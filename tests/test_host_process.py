@@ -4,16 +4,13 @@ A build runs inside a process the extension does not own: ``sphinx-build``, a te
 server that builds several projects. After a build in this process: the application carries no
 attribute of the extension's, Sphinx's loggers carry no handler of the extension's, the
 interpreter's switch interval and the garbage collector's frozen objects are as they were, and
-no thread of the extension's is left. A command-line build exits as Python does: nothing is
-frozen for the interpreter's teardown (the quick exit that did so is gone).
+no thread of the extension's is left. (How a command-line build exits: tests/test_quick_exit.py.)
 """
 
 from __future__ import annotations
 
 import gc
 import logging
-import re
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -26,13 +23,6 @@ pytestmark = pytest.mark.sphinx
 #: set by render/figure_cache.py and render/figure_keys.py, which another branch of issue 25 is
 #: rewriting (see ``PENDING_APP_STATE`` in test_architecture.py, which fails once they are gone)
 PENDING = frozenset({"_tensorviz_figure_keys", "_tensorviz_project_files"})
-
-
-#: appended to the test project's conf.py: says, as the process exits, how many objects are frozen
-REPORT_AT_EXIT = """
-import atexit as _atexit, gc as _gc, sys as _sys
-_atexit.register(lambda: _sys.stderr.write(f"frozen at exit: {_gc.get_freeze_count()}\\n"))
-"""
 
 
 def _sphinx_handlers() -> dict[str, list[logging.Handler]]:
@@ -67,18 +57,3 @@ def test_a_build_leaves_the_application_and_the_process_as_it_found_them(tmp_pat
         assert gc.get_freeze_count() == frozen
         left = [t.name for t in set(threading.enumerate()) - threads if t.is_alive()]
         assert not left, f"threads left running after the build: {left}"
-
-
-def test_a_command_line_build_exits_as_python_does(tmp_path: Path) -> None:
-    """No object is frozen at exit: the teardown collects cyclic garbage (and runs its ``__del__``),
-    for every extension in the process, as without this one."""
-    src = copy_root("snapshot", tmp_path / "src", with_store=True)
-    with open(src / "conf.py", "a", encoding="utf-8") as conf:
-        conf.write(REPORT_AT_EXIT)
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-D", "tensorviz_execution_mode=cache-only",
-                           "-d", str(tmp_path / "doctrees"), str(src), str(tmp_path / "html")],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    assert 'class="tv-figure tv-heatmap"' in (tmp_path / "html" / "index.html").read_text("utf-8")
-    found = re.findall(r"frozen at exit: (\d+)", done.stderr)
-    assert found == ["0"], done.stderr

@@ -23,6 +23,7 @@ from sphinx.environment import BuildEnvironment
 from . import features
 from .config import settings, setup_config
 from .core.nodes import add_placeholder_node, tensorviz_figure
+from .quick_exit import setup_quick_exit
 from .read.collector import RequestCollector
 from .render.assets import add_static_path, link_assets
 from .render.html_nodes import setup_html_nodes
@@ -47,6 +48,7 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", _unfreeze)
     # render
     setup_html_nodes(app)
+    setup_quick_exit(app)
     setup_latex_nodes(app)
     app.add_post_transform(RenderFigures)
     app.connect("builder-inited", add_static_path)
