@@ -91,6 +91,11 @@ def _execute(app: Sphinx, env: BuildEnvironment) -> None:
     execute_all(env, settings(app), app.verbosity)
 
 
+#: the applications whose build froze the garbage collector's objects (a set, not an attribute of
+#: the application: the application is Sphinx's)
+_FROZE: WeakSet[Sphinx] = WeakSet()
+
+
 def _freeze_what_was_read(app: Sphinx, env: BuildEnvironment) -> None:
     """``env-updated``, last: what reading made (the environment, the parsed artifacts) lives until
     the build ends, so Python's garbage collector stops scanning it while pages are written.
@@ -103,11 +108,6 @@ def _freeze_what_was_read(app: Sphinx, env: BuildEnvironment) -> None:
     if gc.get_freeze_count() == 0:
         gc.freeze()
         _FROZE.add(app)
-
-
-#: the applications whose build froze the garbage collector's objects (a set, not an attribute of
-#: the application: the application is Sphinx's)
-_FROZE: WeakSet[Sphinx] = WeakSet()
 
 
 def _unfreeze(app: Sphinx, exception: BaseException | None) -> None:
