@@ -152,3 +152,63 @@ def test_a_warm_pool_parent_has_every_worker_entry_and_no_sphinx() -> None:
     loaded = set(json.loads(done.stdout))
     assert {runner.partition(":")[0] for runner in RUNNERS.values()} <= loaded
     assert not {m for m in loaded if m.split(".")[0] in ("sphinx", "docutils", "jinja2", "myst_parser")}
+
+
+# -- the host process is left alone (issue 25) --------------------------------------------------
+
+#: calls that change the whole interpreter a build runs in, for every extension in it
+PROCESS_WIDE = frozenset({"setswitchinterval", "register_at_fork"})
+#: modules another branch is rewriting (issue 25's figure cache): until it lands they keep their
+#: ``vars(app)`` entries; the test below fails once one of them is clean, so the list shrinks with it
+PENDING_APP_STATE = frozenset({"render/figure_cache.py", "render/figure_keys.py"})
+
+
+def process_wide_calls(tree: ast.AST) -> list[str]:
+    """Every use of a :data:`PROCESS_WIDE` function (``sys.setswitchinterval``, an imported alias...)."""
+    found = []
+    for node in ast.walk(tree):
+        name = (node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name)
+                else node.name if isinstance(node, ast.alias) else None)
+        if name in PROCESS_WIDE:
+            found.append(f"line {node.lineno}: {name}" if hasattr(node, "lineno") else name)
+    return found
+
+
+def app_attributes(tree: ast.AST) -> list[str]:
+    """Every ``_tensorviz*`` attribute the code sets or reads by name on an object it does not own:
+    ``app._tensorviz_x = ...``, ``setattr``/``getattr``/``vars(app)[...]`` with such a name."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_tensorviz"):
+            found.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("_tensorviz_"):
+            found.append(f"line {node.lineno}: {node.value!r}")
+    return found
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_no_module_changes_the_interpreter_for_the_whole_process(path: Path) -> None:
+    """No switch interval set, no fork hook registered: the Sphinx process is not the extension's."""
+    found = process_wide_calls(ast.parse(path.read_text("utf-8")))
+    assert not found, f"{path.name} changes the host process: {found}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_no_module_keeps_state_in_attributes_of_the_application(path: Path) -> None:
+    """State goes in the environment or in a ``core.per_app.PerApp`` slot, not in ``app._tensorviz_*``."""
+    found = app_attributes(ast.parse(path.read_text("utf-8")))
+    if path.relative_to(PACKAGE).as_posix() in PENDING_APP_STATE:
+        assert found, f"{path.name} keeps no app attribute any more: drop it from PENDING_APP_STATE"
+        return
+    assert not found, f"{path.name} keeps state on the Sphinx application: {found}"
+
+
+def test_the_host_process_checks_see_what_they_look_for() -> None:
+    """The two checkers themselves, on code written the ways the package used to."""
+    assert process_wide_calls(ast.parse("import sys\nsys.setswitchinterval(1e-4)\n"))
+    assert process_wide_calls(ast.parse("from os import register_at_fork\nregister_at_fork(before=f)\n"))
+    assert not process_wide_calls(ast.parse("import sys\nsys.getswitchinterval()\n"))
+    assert app_attributes(ast.parse("app._tensorviz_registry = {}\n"))
+    assert app_attributes(ast.parse("getattr(app, '_tensorviz_variants', None)\n"))
+    assert app_attributes(ast.parse("vars(app).setdefault('_tensorviz_read_artifacts', {})\n"))
+    assert not app_attributes(ast.parse("OUTPUT_FOLDER = '_tensorviz'\nenv.tensorviz_requests = {}\n"))

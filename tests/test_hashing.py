@@ -191,29 +191,16 @@ def test_modules_outside_the_project_are_not_followed(tmp_path: Path) -> None:
     assert local_imports(lesson.read_text("utf-8"), lesson, root) == []
 
 
-def test_the_imports_of_a_text_are_kept_on_the_machine(project: Path, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """The next process finds them without parsing; an entry that says anything else is not believed."""
+def test_finding_the_imports_keeps_nothing_on_the_machine(project: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan is parsed anew in each process: a cache in the user's home saved 16 ms a build,
+    less than the noise of one (issue 25), and was one more thing the extension left behind."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     sources._imported_names.cache_clear()  # texts earlier tests parsed in this process
     code = "from helpers import x\nimport tools.ops\n"
-    expected = rel(local_imports(code, project / "lesson.md", project), project)
-    assert expected == ["helpers/__init__.py", "helpers/x.py", "tools/__init__.py", "tools/ops.py"]
-    # one per text parsed: the code's and each module's it follows
-    entries = list((tmp_path / "user-cache" / "sphinx-tensorviz" / "imports").rglob(f"{sha256_text(code)[:32]}-*.json"))
-    assert len(entries) == 1 and len(list(entries[0].parent.parent.rglob("*.json"))) == 5
-    sources._imported_names.cache_clear()  # as a new process finds it
-
-    def no_parsing(*args: object, **kwargs: object) -> None:
-        raise AssertionError("parsed again")
-
-    with monkeypatch.context() as patch:
-        patch.setattr(sources.ast, "parse", no_parsing)
-        assert rel(local_imports(code, project / "lesson.md", project), project) == expected
-    for damaged in ("[[\"helpers\", \"0\"]]", "{}", "not json"):
-        entries[0].write_text(damaged, "utf-8")
-        sources._imported_names.cache_clear()
-        assert rel(local_imports(code, project / "lesson.md", project), project) == expected, damaged
+    found = rel(local_imports(code, project / "lesson.md", project), project)
+    assert found == ["helpers/__init__.py", "helpers/x.py", "tools/__init__.py", "tools/ops.py"]
+    assert not (tmp_path / "user-cache").exists(), sorted((tmp_path / "user-cache").rglob("*"))
     sources._imported_names.cache_clear()
 
 

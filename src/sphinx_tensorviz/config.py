@@ -77,9 +77,9 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
     ConfigValue("tensorviz_drawing_cache", True, (bool,),
                 "Keep drawn figures (SVG, outlines, graph layouts) in a machine-local cache shared by every build "
                 "and output folder; False: in the doctree folder, cleared with it.", ""),
-    ConfigValue("tensorviz_quick_exit", True, (bool,),
-                "After a command-line build, skip the interpreter's final garbage scans (gc.freeze at exit); "
-                "False: exit as Python does by default.", ""),
+    ConfigValue("tensorviz_quick_exit", False, (bool,),
+                "Opt-in: after a command-line build, skip the interpreter's final garbage scans (gc.freeze at "
+                "exit); False: exit as Python does.", ""),
 )
 
 #: (name, smallest allowed value) of the size limits

@@ -14,6 +14,7 @@ import gc
 import importlib
 import pkgutil
 from typing import Any
+from weakref import WeakSet
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -25,7 +26,6 @@ from .core.nodes import add_placeholder_node, tensorviz_figure
 from .quick_exit import setup_quick_exit
 from .read.collector import RequestCollector
 from .render.assets import copy_static_files, link_assets
-from .render.background_writes import setup_background_writes
 from .render.html_nodes import setup_html_nodes
 from .render.latex import setup_latex_nodes
 from .render.post_transform import RenderFigures
@@ -48,7 +48,6 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", _unfreeze)
     # render
     setup_html_nodes(app)
-    setup_background_writes(app)
     setup_quick_exit(app)
     setup_latex_nodes(app)
     app.add_post_transform(RenderFigures)
@@ -92,6 +91,11 @@ def _execute(app: Sphinx, env: BuildEnvironment) -> None:
     execute_all(env, settings(app), app.verbosity)
 
 
+#: the applications whose build froze the garbage collector's objects (a set, not an attribute of
+#: the application: the application is Sphinx's)
+_FROZE: WeakSet[Sphinx] = WeakSet()
+
+
 def _freeze_what_was_read(app: Sphinx, env: BuildEnvironment) -> None:
     """``env-updated``, last: what reading made (the environment, the parsed artifacts) lives until
     the build ends, so Python's garbage collector stops scanning it while pages are written.
@@ -103,10 +107,10 @@ def _freeze_what_was_read(app: Sphinx, env: BuildEnvironment) -> None:
     """
     if gc.get_freeze_count() == 0:
         gc.freeze()
-        app._tensorviz_froze = True
+        _FROZE.add(app)
 
 
 def _unfreeze(app: Sphinx, exception: BaseException | None) -> None:
-    if getattr(app, "_tensorviz_froze", False):
+    if app in _FROZE:
         gc.unfreeze()
-        app._tensorviz_froze = False
+        _FROZE.discard(app)

@@ -4,23 +4,17 @@ Only files inside the Sphinx source folder are followed (installed packages are
 recorded by version in the artifact instead). A path that escapes the folder is
 refused: lesson paths are untrusted input.
 
-The imports of a text are kept on the machine (``~/.cache/sphinx-tensorviz/imports``), by the
-text's sha256 and this module's own: parsing the course's model files was a third of the time its
-directives take to read, in every fresh build, for an answer that only changes with the text.
+The imports of a text are kept for the process only (the directives of a course import the same
+model files over and over), never on the machine: parsing them all costs a build of the course
+about 16 ms, less than the noise between two builds.
 """
 
 from __future__ import annotations
 
 import ast
-import json
-import sys
 from collections.abc import Iterator
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
-
-from ..core.hashing import sha256_text
-from ..core.kept_files import KeptFiles
-from ..core.locations import cache_home
 
 
 class SourceError(ValueError):
@@ -66,32 +60,13 @@ def local_imports(code: str, importer: Path, srcdir: Path) -> list[Path]:
 def _imported_names(code: str) -> tuple[tuple[str, int], ...]:
     """(dotted name, relative level) for each import; submodule candidates included.
 
-    Kept per text: the directives of a course import the same model files over and over; and
-    on the machine, for the next build (see the module's docstring).
+    Kept per text, for this process: the directives of a course import the same model files
+    over and over.
     """
-    kept = KeptFiles(cache_home() / "imports").text(
-        sha256_text(code), _scanner_identity(), "json", lambda: json.dumps(_scan(code)))
-    try:
-        names = json.loads(kept)
-    except ValueError:
-        names = None
-    if not (isinstance(names, list) and all(isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
-                                            and type(item[1]) is int for item in names)):
-        names = _scan(code)  # a damaged entry: what it says is not used
-    return tuple((name, level) for name, level in names)
-
-
-@cache
-def _scanner_identity() -> str:
-    """This module's text and the Python that parses: what the kept scans depend on besides the code."""
-    return sha256_text(f"{sys.version_info[:2]}\n" + Path(__file__).read_text("utf-8"))
-
-
-def _scan(code: str) -> list[tuple[str, int]]:
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return []  # the worker reports syntax errors with a proper traceback
+        return ()  # the worker reports syntax errors with a proper traceback
     names: list[tuple[str, int]] = []
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
@@ -102,7 +77,7 @@ def _scan(code: str) -> list[tuple[str, int]]:
             names.extend((prefix, node.level) for prefix in (_prefixes(base) if base else [""]))
             # ``from pkg import mod`` may import a submodule rather than a name.
             names.extend((f"{base}.{a.name}".lstrip("."), node.level) for a in node.names if a.name != "*")
-    return names
+    return tuple(names)
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")

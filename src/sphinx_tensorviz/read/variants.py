@@ -4,7 +4,8 @@
 figure kinds, owned by different features, behind one directive name. The feature that owns the
 directive declares the options; a feature that handles some invocations registers a *variant*:
 a test of the options and a handler that runs instead of the directive's own ``run``. Variants
-live on the Sphinx application (set up once per application, copied into ``-j`` read workers).
+are kept per Sphinx application (set up once per application, copied into ``-j`` read workers
+with the rest of the process), in a :class:`~..core.per_app.PerApp` slot.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from ..config import app_of
+from ..core.per_app import PerApp
 
 #: does this invocation (its raw options) belong to the variant?
 Claims = Callable[[dict[str, Any]], bool]
@@ -23,16 +25,17 @@ Claims = Callable[[dict[str, Any]], bool]
 Handler = Callable[[SphinxDirective], list[nodes.Node]]
 
 
+#: directive name -> its variants, in the order registered
+_VARIANTS: PerApp[dict[str, list[tuple[Claims, Handler]]]] = PerApp(dict)
+
+
 def add_variant(app: Any, directive: str, claims: Claims, handler: Handler) -> None:
-    found = getattr(app, "_tensorviz_variants", None)
-    if found is None:
-        found = app._tensorviz_variants = {}
-    found.setdefault(directive, []).append((claims, handler))
+    _VARIANTS.of(app).setdefault(directive, []).append((claims, handler))
 
 
 def variant_for(directive: SphinxDirective) -> Handler | None:
     """The handler of the first variant that claims this invocation, if any."""
-    for claims, handler in getattr(app_of(directive.env), "_tensorviz_variants", {}).get(directive.name, ()):
+    for claims, handler in (_VARIANTS.get(app_of(directive.env)) or {}).get(directive.name, ()):
         if claims(directive.options):
             return handler
     return None

@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..core.kept_files import replace_atomically
-from .background_writes import write
 from .graph_layout import Box, Frame, module_frames
 from .graph_svg import draw_cluster, draw_edge_label, draw_node
 from .graph_view import short_label
-from .outputs import declare_output
+from .outputs import declare_output, write_or_warn
 from .svg import ID_TOKEN
 
 __all__ = ["FOLDER", "frame_files", "write_frame_files"]
@@ -91,14 +90,14 @@ def _script(key: str, name: str, payload: Any) -> str:
 
 
 def write_frame_files(files: Mapping[str, str], key: str, outdir: Path) -> str:
-    """Write the files (:func:`frame_files`) under ``outdir`` once per key (on the build's writer
-    thread, :mod:`.background_writes`); returns their folder relative to ``outdir``."""
+    """Write the files (:func:`frame_files`) under ``outdir`` once per key; returns their folder
+    relative to ``outdir``."""
     folder = f"{FOLDER}/{key}"
     target = outdir / folder
     ordered = sorted(files.items(), key=lambda item: item[0] == INDEX)  # index last: it marks "done"
     for name, text in ordered:
         declare_output(target / name, text.encode("utf-8"))
-    write(target / INDEX, lambda: _write_frames(ordered, target))
+    write_or_warn(target / INDEX, lambda: _write_frames(ordered, target))
     return folder
 
 

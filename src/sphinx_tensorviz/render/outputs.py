@@ -6,11 +6,11 @@ already has, and keeps file times meaningful.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .background_writes import write
+from ..warnings_ import Subtype, warn
 
 #: the folder, relative to the HTML output folder, of every file the extension writes
 OUTPUT_FOLDER = "_tensorviz"
@@ -38,12 +38,27 @@ def declare_output(target: Path, content: bytes) -> None:
         made[target] = content
 
 
-def write_if_changed(target: Path, content: bytes) -> None:
-    """Write ``content`` to ``target`` (making its folder) unless the file already holds exactly that.
+def write_or_warn(target: Path, job: Callable[[], None]) -> None:
+    """Run ``job``, which writes ``target`` (and only files of the output folder), now.
 
-    The write is made by the build's writer thread (:mod:`.background_writes`), in order."""
+    A write that fails (a read-only or full output folder, a file where a folder goes) is a
+    ``tensorviz.output`` warning naming the file, not a traceback: the build finishes, and fails
+    under ``-W``. The writes are made in place, in the build's thread: a writer thread saved less
+    than the run-to-run noise of a build (``bench/bench_build.py``), and it had to change the
+    interpreter's switch interval and hook every fork of the host process to do so.
+    """
+    try:
+        job()
+    except OSError as error:
+        shown = error.filename or target
+        warn(f"could not write {shown} in the output folder: {error}; the page links to it, so make "
+             "the folder writable (or give it room) and build again", Subtype.output)
+
+
+def write_if_changed(target: Path, content: bytes) -> None:
+    """Write ``content`` to ``target`` (making its folder) unless the file already holds exactly that."""
     declare_output(target, content)
-    write(target, lambda: _write_if_changed(target, content))
+    write_or_warn(target, lambda: _write_if_changed(target, content))
 
 
 def _write_if_changed(target: Path, content: bytes) -> None:
@@ -66,7 +81,7 @@ def write_files(files: list[tuple[Path, bytes]]) -> None:
     for target, content in files:
         declare_output(target, content)
     if files:
-        write(files[-1][0], lambda: _write_files(files))
+        write_or_warn(files[-1][0], lambda: _write_files(files))
 
 
 def _write_files(files: list[tuple[Path, bytes]]) -> None:

@@ -12,8 +12,8 @@ imports a feature):
   lesson headers), in order;
 * a *figure detail*: something added under every executed HTML figure (downloads).
 
-The registry lives on the Sphinx application, so two applications in one process (tests, the
-CLI) never share it.
+There is one registry per Sphinx application (a :class:`~..core.per_app.PerApp` slot, not an
+attribute of the application), so two applications in one process (tests, the CLI) never share it.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
+
+from ..core.per_app import PerApp
 
 if TYPE_CHECKING:  # the page imports this module; the parts are drawn only when pages are written
     from .page import Page, RenderContext
@@ -75,13 +77,12 @@ class Registry:
     details: list[DetailMaker] = field(default_factory=list)
 
 
+_REGISTRIES: PerApp[Registry] = PerApp(Registry)
+
+
 def registry(app: Any) -> Registry:
     """The application's registry (made on first use)."""
-    found = getattr(app, "_tensorviz_registry", None)
-    if found is None:
-        found = Registry()
-        app._tensorviz_registry = found
-    return found
+    return _REGISTRIES.of(app)
 
 
 def lazy(target: str) -> Callable[..., Any]:

@@ -3,7 +3,8 @@
 One build reads each artifact in several phases (deciding what to execute, drawing the pages,
 the catalogue's thumbnails, the execution report); the phases share what was read and checked:
 the validated files (kept in the environment, so a warm rebuild checks nothing again) and the
-parsed artifacts (kept on the application, for this process only).
+parsed artifacts (kept per application, for this process only: a
+:class:`~..core.per_app.PerApp` slot).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import Settings, app_of
+from ..core.per_app import PerApp
 from ..core.state import trusted_of
 from .artifacts import ArtifactStore
 
@@ -26,5 +28,9 @@ def local_store(env: Any, conf: Settings) -> ArtifactStore:
     return ArtifactStore(conf.store_dir, trusted_of(env), conf.max_result_mb, _read(env))
 
 
+#: the artifacts parsed by this process, per application
+_READ: PerApp[dict[str, Any]] = PerApp(dict)
+
+
 def _read(env: Any) -> dict[str, Any]:
-    return vars(app_of(env)).setdefault("_tensorviz_read_artifacts", {})
+    return _READ.of(app_of(env))
