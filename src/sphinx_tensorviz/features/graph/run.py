@@ -50,6 +50,8 @@ def run_graph(module: types.ModuleType, job: Job) -> dict[str, Any]:
         fn = factory(**kwargs)
         with _checkpoint_errors():
             captured = capture_jax_graph(fn, args, model_file, checkpoints=options.get("checkpoints") or [])
+        if captured["output"] is None:
+            raise BadResult(f"the function returned no array (got {type(captured['raw']).__name__})")
         hints = dict(channel_hints(captured["graph"], captured["activations"]))
         checks = run_checks(module, options.get("checks") or [], fn, check_modules(job))
         heads = getattr(fn, "heads", None) or getattr(fn, "num_heads", None)
