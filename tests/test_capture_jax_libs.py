@@ -202,7 +202,8 @@ def test_conv_checkpoints_are_channel_maps_whichever_axis_the_library_uses():
     import jax
     from flax import nnx
 
-    from sphinx_tensorviz.execute.activations import activation_record, channel_hints
+    from sphinx_tensorviz.execute.activations import activation_record
+    from sphinx_tensorviz.execute.layout_hints import layout_hints
     from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph
 
     class FlaxConv(nnx.Module):
@@ -227,7 +228,7 @@ def test_conv_checkpoints_are_channel_maps_whichever_axis_the_library_uses():
                  "channels": (EqxConv(out, jax.random.PRNGKey(0)), (1, 2, 6, 6))}
         for expected, (model, shape) in cases.items():
             captured = capture_jax_graph(model, (jax.numpy.ones(shape),), __file__, checkpoints=["conv"])
-            hints = channel_hints(captured["graph"], captured["activations"])
+            hints = layout_hints(captured["graph"], captured["activations"])
             assert hints == {"conv": expected}, (out, expected)
             record = activation_record(captured["activations"]["conv"], hint=hints["conv"])
             assert record["layout"] == "channels" and record["count"] == out and record["mapShape"] == [6, 6]
