@@ -52,6 +52,7 @@ def sweep_parts(sweep: Sweep, artifacts: list[dict[str, Any]], check: dict[str, 
         key = digest({"renderer": point.request.renderer_hash, **point_render})
         parts = heatmap_parts(artifact, point_render, key, ctx)
         point_parts.append(parts)
+        out.warnings.extend((f"tv-heatmap: at {label}: {message}", subtype) for message, subtype in parts.warnings)
         for failed in (c for c in artifact.get("checks", []) if not c["passed"]):
             out.warnings.append((f"tv-heatmap: claim failed at {label}: {failed['description']}"
                                  + (f" ({failed['detail']})" if failed.get("detail") else ""), Subtype.claim))
