@@ -234,3 +234,38 @@ def test_conv_checkpoints_are_channel_maps_whichever_axis_the_library_uses():
             assert record["layout"] == "channels" and record["count"] == out and record["mapShape"] == [6, 6]
     # a 4-axis activation with no module to read it from stays a located problem, never a guess
     assert activation_record(jax.numpy.ones((1, 6, 6, 5)))["problem"]
+
+
+def test_library_ops_point_at_the_authors_call_site():
+    """Equinox's LayerNorm computes its variance in jitted jnp code and nnx.relu is a custom_jvp:
+    their ops were traced away from the model file; each gets the line of the author's call."""
+    import equinox as eqx
+    from flax import nnx
+
+    class EqxNorm(eqx.Module):
+        norm: eqx.nn.LayerNorm
+
+        def __init__(self):
+            self.norm = eqx.nn.LayerNorm(8)
+
+        def __call__(self, x):
+            return jax.vmap(self.norm)(x)  # the norm's call site
+
+    class NnxRelu(nnx.Module):
+        def __init__(self, rngs):
+            self.lin = nnx.Linear(8, 8, rngs=rngs)
+
+        def __call__(self, x):
+            return nnx.relu(self.lin(x))  # relu's call site
+
+    lines = Path(__file__).read_text("utf-8").splitlines()
+    for model, expected in ((EqxNorm(), {"norm": "the norm's call site"}),
+                            (NnxRelu(nnx.Rngs(0)), {"relu_0": "relu's call site", "lin": "relu's call site"})):
+        captured = capture_jax_graph(model, (jnp.ones((3, 8)),), __file__)
+        ops = [n for n in captured["graph"]["layers"] if n["kind"] == "layer" and n["op"] not in ("Parameter", "Buffer")]
+        assert ops and not [n["id"] for n in ops if "source" not in n], type(model).__name__
+        for prefix, text in expected.items():
+            mine = [n for n in ops if n["id"] == prefix or n["id"].startswith(prefix + ".")]
+            assert mine, prefix
+            for node in mine:
+                assert text in lines[node["source"]["line"] - 1], (node["id"], node["source"])
