@@ -269,3 +269,58 @@ def test_library_ops_point_at_the_authors_call_site():
             assert mine, prefix
             for node in mine:
                 assert text in lines[node["source"]["line"] - 1], (node["id"], node["source"])
+
+
+def _scan_body_ops(fn, *args):
+    """Primitive equations of the (single) scan's body, nested calls counted through: what its box holds."""
+    from sphinx_tensorviz.execute.capture.jax_graph.jaxpr import count_ops
+
+    def scans(jaxpr):
+        for eqn in jaxpr.eqns:
+            if eqn.primitive.name == "scan":
+                yield eqn
+            for value in eqn.params.values():
+                inner = getattr(value, "jaxpr", value)
+                if hasattr(inner, "eqns"):
+                    yield from scans(inner)
+
+    found = list(scans(jax.make_jaxpr(fn)(*args).jaxpr))
+    assert len(found) == 1
+    return count_ops(found[0].params["jaxpr"])
+
+
+def test_linen_rnn_draws_its_cell_inside_the_scan_box():
+    """nn.RNN initialises the carry with the cell (outside the loop), then scans the cell: the cell's
+    box, with every op of the loop body, belongs inside ``scan x 5``; the carry's set-up stays outside."""
+    import flax.linen as linen
+
+    class Recurrent(linen.Module):
+        @linen.compact
+        def __call__(self, x):
+            return linen.RNN(linen.OptimizedLSTMCell(6))(x)
+
+    model = Recurrent()
+    x = jax.random.normal(jax.random.PRNGKey(0), (2, 5, 3))
+    params = model.init(jax.random.PRNGKey(1), x)
+
+    def fn(x):
+        return model.apply(params, x)
+
+    captured = capture_jax_graph(fn, (x,), __file__, checkpoints=("OptimizedLSTMCell_0",))
+    nodes = {n["id"]: n for n in captured["graph"]["layers"]}
+    scan = next(n for n in nodes.values() if n.get("group") == "scan")
+    assert scan["params"] == {"length": 5} and nodes["OptimizedLSTMCell_0"]["parent"] == scan["id"]
+
+    def inside(node):
+        while node["parent"]:
+            if node["parent"] == scan["id"]:
+                return True
+            node = nodes[node["parent"]]
+        return False
+
+    ops = [n for n in nodes.values() if n["kind"] == "layer" and n["op"] not in ("Parameter", "Buffer")]
+    in_scan = [n for n in ops if inside(n)]
+    assert len(in_scan) == _scan_body_ops(fn, x) > 10
+    assert {"logistic", "tanh", "dot_general"} <= {n["op"] for n in in_scan}
+    assert [n for n in ops if not inside(n) and n["op"] == "random_split"]  # the carry's set-up, once
+    assert captured["activations"]["OptimizedLSTMCell_0"].shape[-1] == 6

@@ -40,6 +40,7 @@ from .jaxpr import (
     source_line,
 )
 from .names import owner_of
+from .scans import move_into_scan
 
 #: Named scopes opened by the libraries themselves (Equinox layers), not by the model's author.
 _LIBRARY_SCOPES = ("eqx.", "equinox.")
@@ -173,6 +174,8 @@ class Builder:
         if node is None or node["kind"] != "module":
             self.add_node(path, self.hook.classes.get(path, "Module"), "module", parent, {},
                           self.hook.module_sites.get(path), None)
+        else:
+            move_into_scan(self, node, parent)
         return path
 
     def _scope(self, part: str, parent: str | None) -> str:
