@@ -178,3 +178,21 @@ def test_a_layer_norm_over_tokens_stays_tokens():
     model = nn.Sequential(nn.Linear(6, 6), nn.LayerNorm(6))
     captured = capture_torch_graph(model.eval(), (torch.randn(1, 6, 6),), __file__, checkpoints=["1"])
     assert records(captured, channels_first=True)["1"]["layout"] == "tokens"
+
+
+def test_layout_channels_follows_a_flax_producer_that_keeps_channels_last():
+    """``:layout: channels`` says "channel data"; Flax's NLC and NHWC outputs keep them last."""
+
+    class Convs(nnx.Module):
+        def __init__(self, rngs):
+            self.conv1d = nnx.Conv(3, 5, kernel_size=(3,), rngs=rngs)
+            self.conv2d = nnx.Conv(3, 5, kernel_size=(3, 3), rngs=rngs)
+
+        def __call__(self, x):
+            return self.conv1d(x[:, 0]).sum() + self.conv2d(x).sum()
+
+    captured = capture_jax_graph(Convs(nnx.Rngs(0)), (jnp.ones((1, 7, 6, 3)),), __file__,
+                                 checkpoints=["conv1d", "conv2d"])
+    found = records(captured, channels_first=False, layout="channels")
+    assert (found["conv1d"]["layout"], found["conv1d"]["count"], found["conv1d"]["length"]) == ("channels-length", 5, 6)
+    assert (found["conv2d"]["layout"], found["conv2d"]["count"], found["conv2d"]["mapShape"]) == ("channels", 5, [7, 6])

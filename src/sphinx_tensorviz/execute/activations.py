@@ -39,8 +39,8 @@ MAX_SIDE = 24
 #: Channels x length: at most this many channel rows, positions mean-pooled to at most this many.
 MAX_ROWS = 32
 MAX_POSITIONS = 48
-#: what a 1-D producer makes of the author's ``channels`` / ``channels-last``
-_ONE_D = {"channels": "channels-length", "channels-last": "length-channels"}
+#: hints of channel data (see :mod:`.layout_hints`): the rank and the channel axis of a producer
+_CHANNEL_HINTS = ("channels", "channels-last", "channels-length", "length-channels")
 
 
 def activation_record(value: Any, token: int = -1, heads: int | None = None, *, layout: str | None = None,
@@ -75,11 +75,14 @@ def activation_record(value: Any, token: int = -1, heads: int | None = None, *, 
 
 
 def _authored(layout: str, shape: tuple[int, ...], hint: str | None) -> str | tuple[None, str]:
-    """The author's ``:layout:``; a bare ``channels`` takes its rank from a 1-D producer, and on a
-    3-axis tensor with no producer to tell (``[C, H, W]`` or ``[batch, C, length]``) asks which."""
+    """The author's ``:layout:``; ``channels`` takes its rank and channel axis from a conv-like
+    producer, and on a 3-axis tensor with no producer to tell (``[C, H, W]`` or
+    ``[batch, C, length]``) a bare ``channels`` asks which."""
     chosen = normalise_layout(layout)
-    if chosen in _ONE_D and hint in ("channels-length", "length-channels"):
-        return _ONE_D[chosen]
+    if chosen == "channels" and hint in _CHANNEL_HINTS:  # channel data: the producer says rank and axis
+        return hint
+    if chosen == "channels-last" and hint in ("channels-length", "length-channels"):
+        return "length-channels"
     bare = " x " not in " ".join(str(layout).lower().replace("×", "x").split())
     if chosen == "channels" and bare and len(shape) == 3 and hint not in ("channels", "channels-last"):
         return (None, f":layout: channels on shape {list(shape)} could be channels x H x W or "
