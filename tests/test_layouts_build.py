@@ -52,12 +52,16 @@ def test_only_the_complex_result_and_the_ambiguous_softmax_warn_each_at_its_dire
     expected = {
         ("complex.md", fence_line(complex_page, "tv-heatmap"), "tensorviz.bad_result"),
         ("torch-layouts.md", fence_line(torch_page, "tv-activations", 2), "tensorviz.layout"),
+        ("torch-layouts.md", fence_line(torch_page, "tv-activations", 3), "tensorviz.bad_result"),
     }
-    got = {(Path(w.path or "").name, w.line, w.kind) for w in built.warnings}
-    assert got == expected, built.raw_warnings
-    by_kind = {w.kind: w.message for w in built.warnings}
-    assert "complex (complex128): only its real part is drawn" in by_kind["tensorviz.bad_result"]
-    assert "softmax_1" in by_kind["tensorviz.layout"] and "batch x T x T or heads" in by_kind["tensorviz.layout"]
+    got = [(Path(w.path or "").name, w.line, w.kind) for w in built.warnings]
+    assert sorted(got) == sorted(expected), built.raw_warnings
+    by_page = {(Path(w.path or "").name, w.kind): w.message for w in built.warnings}
+    assert "complex (complex128): only its real part is drawn" in by_page["complex.md", "tensorviz.bad_result"]
+    assert "'fft_0' is complex (complex64): only its real part is drawn" in \
+        by_page["torch-layouts.md", "tensorviz.bad_result"]
+    layout = by_page["torch-layouts.md", "tensorviz.layout"]
+    assert "softmax_1" in layout and "batch x T x T or heads" in layout
 
 
 def test_a_complex_heatmap_says_it_shows_the_real_part(built: Build) -> None:
@@ -68,6 +72,13 @@ def test_a_complex_heatmap_says_it_shows_the_real_part(built: Build) -> None:
     assert sorted(d.get("complexPart", "") for d in heatmaps) == ["", "real"]
     fft = next(d for d in heatmaps if d.get("complexPart"))
     assert fft["values"][1][1] == pytest.approx(0.0, abs=1e-9) and fft["values"][0][0] == pytest.approx(1.0)
+
+
+def test_a_complex_checkpoint_says_it_shows_the_real_part(built: Build) -> None:
+    layout, _ = checkpoints(built, "torch-layouts")["fft_0"]
+    box = next(b for b in parse_html(built.page("torch-layouts")).find_all("div", cls="tv-checkpoint")
+               if b.attrs["data-checkpoint"] == "fft_0")
+    assert layout == "tokens" and "the real part of complex values" in box.find("p", cls="tv-checkpoint-metrics").text()
 
 
 def test_jax_pytree_results_are_named_outputs(built: Build) -> None:

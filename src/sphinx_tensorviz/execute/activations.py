@@ -29,7 +29,7 @@ import numpy as np
 
 from ..core.layouts import LAYOUTS, normalise_layout
 from .layout_hints import AMBIGUOUS_HEADS
-from .results import BadResult, dtype_name, to_numpy
+from .results import BadResult, dtype_name, is_complex, to_numpy
 
 __all__ = ["LAYOUTS", "activation_record", "normalise_layout"]
 
@@ -71,6 +71,8 @@ def activation_record(value: Any, token: int = -1, heads: int | None = None, *, 
               **record}
     if heads and chosen == "tokens":
         record["metrics"]["heads"] = int(heads)
+    if is_complex(value):  # to_numpy kept the real part: the page says so and warns
+        record["complexPart"] = "real"
     return record
 
 

@@ -100,6 +100,9 @@ def activations_figure(node: tensorviz_activations, graph: GraphOnPage, html: bo
             warn(message, Subtype.layout, location=node)
             box += nodes.paragraph("", message, classes=["tv-checkpoint-problem"])
             continue
+        if record.get("complexPart") == "real":
+            warn(f"checkpoint {name!r} is complex ({record.get('dtype', 'complex')}): only its real part is drawn; "
+                 "checkpoint a real tensor (.real, .abs()) to choose", Subtype.bad_result, location=node)
         cached = partial(cache.svg, artifact_key(graph.artifact),
                          digest({"checkpoint": name, "renderer": renderer_fingerprint()}))
         box += checkpoint(name, record, f"{fid}-{slugify(name)}", html, cached)
@@ -138,6 +141,8 @@ def _summary(record: dict[str, Any], layout: str) -> str:
         text += f" · {metrics['heads']} heads"
     if layout in ("channels", "heads") and record.get("pooledTo"):
         text += f" · maps mean-pooled to {'×'.join(map(str, record['pooledTo']))} for drawing"
+    if record.get("complexPart") == "real":
+        text += " · the real part of complex values"
     if layout == "channels-length" and record.get("step", 1) > 1:
         text += f" · positions mean-pooled in runs of {record['step']} for drawing"
     return text

@@ -36,3 +36,14 @@ class Attention(nn.Module):
         weights = torch.softmax(q4 @ k4.transpose(-1, -2), dim=-1)
         single = torch.softmax(q @ k.transpose(-1, -2), dim=-1)
         return weights @ q4, single
+
+
+class Spectrum(nn.Module):
+    """A complex activation: the spectrum of each token's features."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.fft.fft(self.proj(x)).abs()
