@@ -196,3 +196,15 @@ def test_layout_channels_follows_a_flax_producer_that_keeps_channels_last():
     found = records(captured, channels_first=False, layout="channels")
     assert (found["conv1d"]["layout"], found["conv1d"]["count"], found["conv1d"]["length"]) == ("channels-length", 5, 6)
     assert (found["conv2d"]["layout"], found["conv2d"]["count"], found["conv2d"]["mapShape"]) == ("channels", 5, [7, 6])
+
+
+def test_gpt2s_conv1d_is_a_linear_layer_over_tokens():
+    """transformers' ``Conv1D`` (GPT-2) is a linear layer with its weight transposed: tokens x features."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.GPT2Config(n_layer=1, n_embd=8, n_head=2, vocab_size=16, n_positions=8)
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config).eval()
+    names = ["transformer.h.0.attn.c_attn", "transformer.h.0.mlp.c_proj"]
+    captured = capture_torch_graph(model, (torch.tensor([[1, 2, 3, 4, 5]]),), __file__, checkpoints=names)
+    found = records(captured, channels_first=True)
+    assert [found[name]["layout"] for name in names] == ["tokens", "tokens"], [found[n].get("problem") for n in names]

@@ -81,6 +81,7 @@ class _Graph:
         node = self.by_id.get(name)
         if node is None or not shape:
             return None
+        self.visited: set[str] = set()
         producer = self._producer(node, shape)
         if producer is None:
             return None
@@ -92,7 +93,7 @@ class _Graph:
     def _producer(self, node: dict[str, Any], shape: list[int]) -> dict[str, Any] | None:
         """The op (or module) that made the checkpoint's value, after layout-keeping ops."""
         if node["kind"] == "module":
-            if _is_softmax_op(node) or _CHANNEL_OP.match(_op_name(node)):
+            if _is_softmax_op(node) or _is_channel_op(node):
                 return node
             prefix = node["id"] + "."
             members = [n for n in self.nodes if n["id"].startswith(prefix) and n["kind"] == "layer"
@@ -103,8 +104,11 @@ class _Graph:
         return self._walk_back(node, shape, 0)
 
     def _walk_back(self, node: dict[str, Any], shape: list[int], depth: int) -> dict[str, Any] | None:
-        if _is_softmax_op(node) or self._is_softmax_pattern(node) or _CHANNEL_OP.match(_op_name(node)):
+        if _is_softmax_op(node) or self._is_softmax_pattern(node) or _is_channel_op(node):
             return node
+        if node["id"] in self.visited:  # residual streams join the same producers again
+            return None
+        self.visited.add(node["id"])
         cuts = bool(_CUTS.match(_op_name(node)))
         if depth >= _DEPTH or not (cuts or _KEEPS_LAYOUT.match(_op_name(node))):
             return None
@@ -212,6 +216,12 @@ def _op_name(node: Mapping[str, Any]) -> str:
     if op == "Module":
         op = str(node.get("class") or "")
     return op.rsplit(".", 1)[-1].strip("_").lower()
+
+
+def _is_channel_op(node: Mapping[str, Any]) -> bool:
+    """A conv, pool or channel norm; not transformers' ``Conv1D`` (GPT-2's linear layer, on tokens)."""
+    return bool(_CHANNEL_OP.match(_op_name(node))) and not str(node.get("op") or "").endswith("Conv1D") \
+        and str(node.get("class") or "") != "Conv1D"
 
 
 def _is_softmax_op(node: Mapping[str, Any]) -> bool:
