@@ -208,3 +208,24 @@ def test_gpt2s_conv1d_is_a_linear_layer_over_tokens():
     captured = capture_torch_graph(model, (torch.tensor([[1, 2, 3, 4, 5]]),), __file__, checkpoints=names)
     found = records(captured, channels_first=True)
     assert [found[name]["layout"] for name in names] == ["tokens", "tokens"], [found[n].get("problem") for n in names]
+
+
+class Residual(nn.Module):
+    """A ResNet basic block: its output is a ReLU of a sum, made by convolutions and norms."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+        self.bn = nn.BatchNorm2d(channels)
+        self.relu = nn.ReLU()
+
+    def forward(self, x):
+        return self.relu(self.bn(self.conv(x)) + x)
+
+
+def test_a_stage_of_residual_blocks_is_channel_maps_in_the_capture_and_the_worker():
+    model = nn.Sequential(nn.Conv2d(3, 6, 3, padding=1), nn.Sequential(Residual(6), Residual(6))).eval()
+    captured = capture_torch_graph(model, (torch.randn(1, 3, 8, 8),), __file__, checkpoints=["1"])
+    assert captured["hints"]["1"] == "channels"
+    record = records(captured, channels_first=True)["1"]
+    assert (record["layout"], record["count"], record["mapShape"]) == ("channels", 6, [8, 8])

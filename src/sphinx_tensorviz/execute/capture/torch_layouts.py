@@ -12,7 +12,8 @@ from typing import Any
 from ..layout_hints import hint_for
 
 
-def layout_hint(nodes: Sequence[dict[str, Any]], node_id: str) -> str | None:
-    """The layout hint of ``node_id``'s output, from the nodes recorded so far (no connections yet:
-    the worker reads the finished graph again, with them)."""
-    return hint_for({"layers": list(nodes), "connections": []}, node_id, channels_first=True)
+def layout_hint(nodes: Sequence[dict[str, Any]], node_id: str,
+                edges: Sequence[dict[str, Any]] = ()) -> str | None:
+    """The layout hint of ``node_id``'s output, read off the recorded nodes and their connections
+    (a ReLU after a convolution is that convolution's output)."""
+    return hint_for({"layers": list(nodes), "connections": list(edges)}, node_id, channels_first=True)
