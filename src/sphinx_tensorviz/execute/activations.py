@@ -2,8 +2,8 @@
 
 A checkpoint tensor has a layout, and a wrong guess draws a wrong picture with
 confident labels (row 15 of a conv channel called "token 15"). So the layout is
-decided explicitly, from the author's ``:layout:`` or from the tensor and a hint the
-capture gives (a conv-like producer means feature maps), and when neither settles it
+decided explicitly, from the author's ``:layout:`` or from the tensor and a hint read off the
+op that produced it (a conv-like producer means channel data), and when neither settles it
 the record says so (``problem``) and the page warns at the directive instead of
 guessing. Layouts:
 
@@ -47,9 +47,10 @@ def activation_record(value: Any, token: int = -1, heads: int | None = None, *, 
                       hint: str | None = None) -> dict[str, Any]:
     """The record the page draws for one checkpoint (see the module docstring).
 
-    ``layout`` is the author's (it wins); ``hint`` is what the capture knows about the
-    producer (``"channels"`` for conv-like layers). A tensor whose layout cannot be
-    inferred gets ``layout: None`` and a ``problem`` for the page to warn about.
+    ``layout`` is the author's (it wins; a conv-like producer's hint gives ``channels`` its rank
+    and channel axis); ``hint`` is what the graph says the producer made (:mod:`.layout_hints`).
+    A tensor whose layout cannot be inferred gets ``layout: None`` and a ``problem`` for the
+    page to warn about.
     """
     array = to_numpy(value)
     if not np.isfinite(array).all():
@@ -86,7 +87,7 @@ def _authored(layout: str, shape: tuple[int, ...], hint: str | None) -> str | tu
     if chosen == "channels-last" and hint in ("channels-length", "length-channels"):
         return "length-channels"
     bare = " x " not in " ".join(str(layout).lower().replace("×", "x").split())
-    if chosen == "channels" and bare and len(shape) == 3 and hint not in ("channels", "channels-last"):
+    if chosen == "channels" and bare and len(shape) == 3:  # no conv-like producer said which
         return (None, f":layout: channels on shape {list(shape)} could be channels x H x W or "
                       "batch x channels x length; write 'channels x H x W' or 'channels x length'")
     return chosen
@@ -105,7 +106,7 @@ def _infer(shape: tuple[int, ...], hint: str | None) -> str | tuple[None, str]:
         return hint  # (a 3-axis softmax over logits, [batch, tokens, vocabulary], is a token strip)
     if hint in ("channels-length", "length-channels") and ndim in (2, 3):
         return hint
-    if hint in ("channels", "channels-last", "channels-length", "length-channels"):
+    if hint in _CHANNEL_HINTS:
         return (None, f"a convolution, pooling or norm output of shape {list(shape)} does not read as "
                       "channels x length or channels x H x W; give :layout:")
     if ndim == 1 or (ndim == 2 and shape[0] == 1):
