@@ -49,15 +49,19 @@ def checkpoints(built: Build, page: str) -> dict[str, tuple[str, str]]:
 def test_only_the_complex_result_and_the_ambiguous_softmax_warn_each_at_its_directive(built: Build) -> None:
     complex_page = built.srcdir / "complex.md"
     torch_page = built.srcdir / "torch-layouts.md"
-    expected = {
+    expected = [
         ("complex.md", fence_line(complex_page, "tv-heatmap"), "tensorviz.bad_result"),
+        ("complex.md", fence_line(complex_page, "tv-heatmap", 2), "tensorviz.bad_result"),  # each point
+        ("complex.md", fence_line(complex_page, "tv-heatmap", 2), "tensorviz.bad_result"),
         ("torch-layouts.md", fence_line(torch_page, "tv-activations", 2), "tensorviz.layout"),
         ("torch-layouts.md", fence_line(torch_page, "tv-activations", 3), "tensorviz.bad_result"),
-    }
+    ]
     got = [(Path(w.path or "").name, w.line, w.kind) for w in built.warnings]
     assert sorted(got) == sorted(expected), built.raw_warnings
     by_page = {(Path(w.path or "").name, w.kind): w.message for w in built.warnings}
-    assert "complex (complex128): only its real part is drawn" in by_page["complex.md", "tensorviz.bad_result"]
+    heatmaps = [w.message for w in built.warnings if Path(w.path or "").name == "complex.md"]
+    assert all("complex (complex128): only its real part is drawn" in m for m in heatmaps)
+    assert sum("at turns = 1:" in m for m in heatmaps) == sum("at turns = 2:" in m for m in heatmaps) == 1, heatmaps
     assert "'fft_0' is complex (complex64): only its real part is drawn" in \
         by_page["torch-layouts.md", "tensorviz.bad_result"]
     layout = by_page["torch-layouts.md", "tensorviz.layout"]
@@ -66,11 +70,11 @@ def test_only_the_complex_result_and_the_ambiguous_softmax_warn_each_at_its_dire
 
 def test_a_complex_heatmap_says_it_shows_the_real_part(built: Build) -> None:
     html = built.page("complex")
-    assert html.count("its real part only") == 1  # under the FFT, not under the author's abs()
+    assert html.count("its real part only") == 2  # under the FFT and the phase sweep, not under abs()
     artifacts = [json.loads(p.read_text("utf-8")) for p in (built.srcdir / "tensorviz_artifacts").glob("*.json")]
     heatmaps = [a["data"] for a in artifacts if a["data"]["kind"] == "heatmap"]
-    assert sorted(d.get("complexPart", "") for d in heatmaps) == ["", "real"]
-    fft = next(d for d in heatmaps if d.get("complexPart"))
+    assert sorted(d.get("complexPart", "") for d in heatmaps) == ["", "real", "real", "real"]
+    fft = next(d for d in heatmaps if d.get("complexPart") and len(d["values"]) == 4)
     assert fft["values"][1][1] == pytest.approx(0.0, abs=1e-9) and fft["values"][0][0] == pytest.approx(1.0)
 
 

@@ -23,7 +23,7 @@ from ...render.parts import FigureParts
 from ...render.registry import SweepRendering
 from ...render.sweep_controls import controls_markup, point_coords, sweep_sizes
 from ...warnings_ import Subtype
-from .render import heatmap_parts
+from .render import COMPLEX_NOTE, heatmap_parts
 from .sweep_describe import sweep_alt, sweep_table
 
 
@@ -60,6 +60,8 @@ def sweep_parts(sweep: Sweep, artifacts: list[dict[str, Any]], check: dict[str, 
     if render.get("description"):
         details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
     details.append(nodes.paragraph("", alt, classes=["tv-longdesc"]))
+    if any(d.get("complexPart") == "real" for d in datas):
+        details.append(nodes.paragraph("", COMPLEX_NOTE, classes=["tv-longdesc", "tv-complex"]))
     details.append(sweep_table(labels, datas))
     if check is not None:
         details.append(checks_list(check["checks"], "Verified claims across the sweep "
