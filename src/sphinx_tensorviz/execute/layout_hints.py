@@ -76,12 +76,13 @@ class _Graph:
         self.channels_first = channels_first
         self.batch_sizes = {shape[0] for node in self.nodes if node["kind"] == "input"
                             for shape in [_shape(node)] if len(shape) >= 2}
+        self.visited: set[str] = set()  # ops walked back through for the current checkpoint
 
     def hint(self, name: str, shape: list[int]) -> str | None:
         node = self.by_id.get(name)
         if node is None or not shape:
             return None
-        self.visited: set[str] = set()
+        self.visited = set()
         producer = self._producer(node, shape)
         if producer is None:
             return None
@@ -95,13 +96,23 @@ class _Graph:
         if node["kind"] == "module":
             if _is_softmax_op(node) or _is_channel_op(node):
                 return node
-            prefix = node["id"] + "."
-            members = [n for n in self.nodes if n["id"].startswith(prefix) and n["kind"] == "layer"
-                       and n["op"] not in ("Parameter", "Buffer") and _same(_shape(n), shape)]
+            members = [n for n in self.nodes if n["kind"] == "layer" and n["op"] not in ("Parameter", "Buffer")
+                       and _same(_shape(n), shape) and self._inside(n, node["id"])]
             if not members:
                 return None
             node = members[-1]
         return self._walk_back(node, shape, 0)
+
+    def _inside(self, node: dict[str, Any], container: str) -> bool:
+        """Whether ``container`` holds ``node``, by the graph's parent links (not its id's prefix)."""
+        parent = node.get("parent")
+        for _ in range(len(self.by_id)):
+            if parent is None:
+                return False
+            if parent == container:
+                return True
+            parent = self.by_id.get(parent, {}).get("parent")
+        return False
 
     def _walk_back(self, node: dict[str, Any], shape: list[int], depth: int) -> dict[str, Any] | None:
         if _is_softmax_op(node) or self._is_softmax_pattern(node) or _is_channel_op(node):
