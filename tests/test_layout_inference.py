@@ -229,3 +229,15 @@ def test_a_stage_of_residual_blocks_is_channel_maps_in_the_capture_and_the_worke
     assert captured["hints"]["1"] == "channels"
     record = records(captured, channels_first=True)["1"]
     assert (record["layout"], record["count"], record["mapShape"]) == ("channels", 6, [8, 8])
+
+
+def test_flax_nnx_attention_weights_with_a_unit_group_axis_are_heads():
+    """nnx.MultiHeadAttention's weights are [batch, 1, heads, T, T] (a unit key-value group axis)."""
+    model = nnx.MultiHeadAttention(num_heads=2, in_features=8, decode=False, rngs=nnx.Rngs(0))
+    x = jax.random.normal(jax.random.PRNGKey(3), (1, 5, 8))
+    graph = capture_jax_graph(model, (x,), __file__)["graph"]
+    weights = [n["id"] for n in graph["layers"] if n["op"] == "div" and len(n["outputs"][0]["shape"]) == 5]
+    assert len(weights) == 1
+    record = records(capture_jax_graph(model, (x,), __file__, checkpoints=weights), channels_first=False)[weights[0]]
+    assert (record["layout"], record["count"], record["mapShape"]) == ("heads", 2, [5, 5]), record.get("problem")
+    assert np.allclose(np.asarray(record["maps"]).sum(axis=-1), 1, atol=1e-5)

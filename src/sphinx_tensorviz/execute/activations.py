@@ -102,7 +102,7 @@ def _infer(shape: tuple[int, ...], hint: str | None) -> str | tuple[None, str]:
                       "(its first axis is as long as the batch); say which with :layout: (heads, or tokens)")
     if hint in ("channels", "channels-last") and ndim in (3, 4):
         return hint
-    if hint == "heads" and (ndim == 4 or (ndim == 3 and shape[1] == shape[2])):
+    if hint == "heads" and (ndim >= 4 or (ndim == 3 and shape[1] == shape[2])):  # [B, (1,) H, T, T]
         return hint  # (a 3-axis softmax over logits, [batch, tokens, vocabulary], is a token strip)
     if hint in ("channels-length", "length-channels") and ndim in (2, 3):
         return hint

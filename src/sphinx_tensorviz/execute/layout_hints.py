@@ -153,8 +153,9 @@ class _Graph:
     # -- what the producer makes ---------------------------------------------------------------
     def _heads(self, shape: list[int]) -> str | None:
         """A softmax over ``[B, H, Tq, Tk]`` is per-head attention; ``[X, T, T]`` is when X is the
-        model's head count or cannot be the batch (no input starts with X)."""
-        if len(shape) == 4:
+        model's head count or cannot be the batch (no input starts with X). Unit axes between the
+        batch and the heads (Flax NNX's key-value groups, ``[B, 1, H, T, T]``) change nothing."""
+        if len(shape) >= 4 and all(n == 1 for n in shape[1:-3]):
             return "heads"
         if len(shape) == 3 and shape[1] == shape[2]:
             if self.heads == shape[0] or shape[0] not in self.batch_sizes:
