@@ -144,3 +144,41 @@ def test_closed_over_weights_are_named_after_their_variables():
     assert not [n for n in nodes.values() if n["op"] == "Constant"]
     gelu = nodes["up.gelu"]
     assert gelu["group"] == "function" and "x @ w_up" in Path(THIS_FILE).read_text().splitlines()[gelu["source"]["line"] - 1]
+
+
+def test_pytree_results_become_named_outputs_as_with_pytorch():
+    """A tuple, a scan's ``(carry, ys)``, a dict or a namedtuple: one output node per array,
+    named by its path (``output.0``, ``output.aux.loss``), each fed by the op that made it."""
+    from collections import namedtuple
+
+    State = namedtuple("State", ["carry", "ys"])
+
+    def scan(x):
+        return jax.lax.scan(lambda c, row: (c + row, c * row), jnp.zeros(4), x)
+
+    cases = {
+        "tuple": (lambda x: (x.sum(), x * 2), {"output.0": ([], "reduce_sum_0"), "output.1": ([3, 4], "mul_0")}),
+        "scan": (scan, {"output.0": ([4], None), "output.1": ([3, 4], None)}),
+        "dict": (lambda x: {"logits": x * 2, "aux": {"loss": jnp.mean(x)}},
+                 {"output.logits": ([3, 4], "mul_0"), "output.aux.loss": ([], None)}),
+        "namedtuple": (lambda x: State(jnp.tanh(x), x - 1), {"output.carry": ([3, 4], "tanh_0"),
+                                                             "output.ys": ([3, 4], "sub_0")}),
+    }
+    x = jnp.arange(12.0).reshape(3, 4)
+    for case, (fn, expected) in cases.items():
+        captured = capture_jax_graph(fn, (x,), THIS_FILE)
+        graph = captured["graph"]
+        outputs = {n["id"]: n for n in graph["layers"] if n["kind"] == "output"}
+        assert set(outputs) == set(expected), case
+        assert [o["id"] for o in graph["outputs"]] == [n["id"] for n in graph["layers"] if n["kind"] == "output"]
+        assert {o["name"] for o in graph["outputs"]} == {i.removeprefix("output.") for i in expected}, case
+        fed = {(e["source"], e["target"]) for e in graph["connections"]}
+        for node_id, (shape, producer) in expected.items():
+            assert outputs[node_id]["outputs"] == [{"shape": shape, "dtype": "float32"}], (case, node_id)
+            assert outputs[node_id]["label"] == node_id.removeprefix("output."), case
+            sources = {s for s, t in fed if t == node_id}
+            assert sources and (producer is None or sources == {producer}), (case, node_id, sources)
+        leaves = jax.tree_util.tree_leaves(fn(x))
+        assert jnp.allclose(captured["output"], leaves[0]), case  # the first array, as PyTorch's first tensor
+    bare = capture_jax_graph(lambda x: x * 3, (x,), THIS_FILE)["graph"]
+    assert [o["id"] for o in bare["outputs"]] == ["output"]

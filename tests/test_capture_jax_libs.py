@@ -202,7 +202,8 @@ def test_conv_checkpoints_are_channel_maps_whichever_axis_the_library_uses():
     import jax
     from flax import nnx
 
-    from sphinx_tensorviz.execute.activations import activation_record, channel_hints
+    from sphinx_tensorviz.execute.activations import activation_record
+    from sphinx_tensorviz.execute.layout_hints import layout_hints
     from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph
 
     class FlaxConv(nnx.Module):
@@ -227,9 +228,99 @@ def test_conv_checkpoints_are_channel_maps_whichever_axis_the_library_uses():
                  "channels": (EqxConv(out, jax.random.PRNGKey(0)), (1, 2, 6, 6))}
         for expected, (model, shape) in cases.items():
             captured = capture_jax_graph(model, (jax.numpy.ones(shape),), __file__, checkpoints=["conv"])
-            hints = channel_hints(captured["graph"], captured["activations"])
+            hints = layout_hints(captured["graph"], captured["activations"])
             assert hints == {"conv": expected}, (out, expected)
             record = activation_record(captured["activations"]["conv"], hint=hints["conv"])
             assert record["layout"] == "channels" and record["count"] == out and record["mapShape"] == [6, 6]
     # a 4-axis activation with no module to read it from stays a located problem, never a guess
     assert activation_record(jax.numpy.ones((1, 6, 6, 5)))["problem"]
+
+
+def test_library_ops_point_at_the_authors_call_site():
+    """Equinox's LayerNorm computes its variance in jitted jnp code and nnx.relu is a custom_jvp:
+    their ops were traced away from the model file; each gets the line of the author's call."""
+    import equinox as eqx
+    from flax import nnx
+
+    class EqxNorm(eqx.Module):
+        norm: eqx.nn.LayerNorm
+
+        def __init__(self):
+            self.norm = eqx.nn.LayerNorm(8)
+
+        def __call__(self, x):
+            return jax.vmap(self.norm)(x)  # the norm's call site
+
+    class NnxRelu(nnx.Module):
+        def __init__(self, rngs):
+            self.lin = nnx.Linear(8, 8, rngs=rngs)
+
+        def __call__(self, x):
+            return nnx.relu(self.lin(x))  # relu's call site
+
+    lines = Path(__file__).read_text("utf-8").splitlines()
+    for model, expected in ((EqxNorm(), {"norm": "the norm's call site"}),
+                            (NnxRelu(nnx.Rngs(0)), {"relu_0": "relu's call site", "lin": "relu's call site"})):
+        captured = capture_jax_graph(model, (jnp.ones((3, 8)),), __file__)
+        ops = [n for n in captured["graph"]["layers"] if n["kind"] == "layer" and n["op"] not in ("Parameter", "Buffer")]
+        assert ops and not [n["id"] for n in ops if "source" not in n], type(model).__name__
+        for prefix, text in expected.items():
+            mine = [n for n in ops if n["id"] == prefix or n["id"].startswith(prefix + ".")]
+            assert mine, prefix
+            for node in mine:
+                assert text in lines[node["source"]["line"] - 1], (node["id"], node["source"])
+
+
+def _scan_body_ops(fn, *args):
+    """Primitive equations of the (single) scan's body, nested calls counted through: what its box holds."""
+    from sphinx_tensorviz.execute.capture.jax_graph.jaxpr import count_ops
+
+    def scans(jaxpr):
+        for eqn in jaxpr.eqns:
+            if eqn.primitive.name == "scan":
+                yield eqn
+            for value in eqn.params.values():
+                inner = getattr(value, "jaxpr", value)
+                if hasattr(inner, "eqns"):
+                    yield from scans(inner)
+
+    found = list(scans(jax.make_jaxpr(fn)(*args).jaxpr))
+    assert len(found) == 1
+    return count_ops(found[0].params["jaxpr"])
+
+
+def test_linen_rnn_draws_its_cell_inside_the_scan_box():
+    """nn.RNN initialises the carry with the cell (outside the loop), then scans the cell: the cell's
+    box, with every op of the loop body, belongs inside ``scan x 5``; the carry's set-up stays outside."""
+    import flax.linen as linen
+
+    class Recurrent(linen.Module):
+        @linen.compact
+        def __call__(self, x):
+            return linen.RNN(linen.OptimizedLSTMCell(6))(x)
+
+    model = Recurrent()
+    x = jax.random.normal(jax.random.PRNGKey(0), (2, 5, 3))
+    params = model.init(jax.random.PRNGKey(1), x)
+
+    def fn(x):
+        return model.apply(params, x)
+
+    captured = capture_jax_graph(fn, (x,), __file__, checkpoints=("OptimizedLSTMCell_0",))
+    nodes = {n["id"]: n for n in captured["graph"]["layers"]}
+    scan = next(n for n in nodes.values() if n.get("group") == "scan")
+    assert scan["params"] == {"length": 5} and nodes["OptimizedLSTMCell_0"]["parent"] == scan["id"]
+
+    def inside(node):
+        while node["parent"]:
+            if node["parent"] == scan["id"]:
+                return True
+            node = nodes[node["parent"]]
+        return False
+
+    ops = [n for n in nodes.values() if n["kind"] == "layer" and n["op"] not in ("Parameter", "Buffer")]
+    in_scan = [n for n in ops if inside(n)]
+    assert len(in_scan) == _scan_body_ops(fn, x) > 10
+    assert {"logistic", "tanh", "dot_general"} <= {n["op"] for n in in_scan}
+    assert [n for n in ops if not inside(n) and n["op"] == "random_split"]  # the carry's set-up, once
+    assert captured["activations"]["OptimizedLSTMCell_0"].shape[-1] == 6

@@ -85,8 +85,10 @@ def test_ambiguous_and_impossible_layouts() -> None:
     ambiguous = activation_record(np.zeros((1, 4, 6, 6)), -1, None)
     assert ambiguous["layout"] is None and ":layout:" in ambiguous["problem"] and "values" not in ambiguous
     assert activation_record(np.zeros((1, 2, 3, 4, 5)), -1, None)["layout"] is None
-    conv1d = activation_record(np.zeros((1, 8, 20)), -1, None, hint="channels")  # [batch, channels, length]
-    assert conv1d["layout"] is None and "not batch x channels x H x W" in conv1d["problem"]
+    # a hint now carries the producer's rank: a 1-D producer's [batch, channels, length] is drawn as
+    # such (tests/test_layouts.py); a shape that fits no reading of a conv-like producer is a problem
+    conv3d = activation_record(np.zeros((1, 2, 8, 4, 4)), -1, None, hint="channels")
+    assert conv3d["layout"] is None and "does not read as channels x length" in conv3d["problem"]
     with pytest.raises(BadResult, match="needs at least 3 axes"):
         activation_record(np.zeros((6, 16)), -1, None, layout="channels")
     with pytest.raises(BadResult, match="outside the 6 tokens"):

@@ -12,6 +12,9 @@ LAYOUTS: dict[str, tuple[str, ...]] = {
     # Flax and most JAX code keep channels last (N, H, W, C); drawn as channel maps all the same
     "channels-last": ("height", "width", "channel"),
     "heads": ("head", "query token", "key token"),
+    # a 1-D convolution's, pooling's or channel norm's output: one row per channel along the sequence
+    "channels-length": ("channel", "position"),
+    "length-channels": ("position", "channel"),  # Flax's 1-D convolutions keep channels last
 }
 
 
@@ -20,10 +23,15 @@ def normalise_layout(text: str) -> str:
     spelled = " ".join(str(text).strip().lower().replace("×", "x").split())
     if spelled in ("h x w x channels", "h x w x c", "hwc", "nhwc", "channels last", "channels_last"):
         return "channels-last"
+    if spelled in ("channels x length", "channels x l", "c x l", "ncl", "channels-length"):
+        return "channels-length"
+    if spelled in ("length x channels", "l x channels", "l x c", "nlc", "length-channels"):
+        return "length-channels"
     word = spelled.split(" x ")[0].split()[0] if spelled else ""
     aliases = {"token": "tokens", "feature": "features", "channel": "channels", "head": "heads"}
     word = aliases.get(word, word)
     if word not in LAYOUTS:
         raise ValueError(f"unknown layout {text!r}; use one of: tokens x features, features, "
-                         "channels x H x W, H x W x channels (channels-last), heads x T x T")
+                         "channels x H x W, H x W x channels (channels-last), channels x length, "
+                         "length x channels, heads x T x T")
     return word

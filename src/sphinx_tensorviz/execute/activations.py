@@ -2,8 +2,8 @@
 
 A checkpoint tensor has a layout, and a wrong guess draws a wrong picture with
 confident labels (row 15 of a conv channel called "token 15"). So the layout is
-decided explicitly, from the author's ``:layout:`` or from the tensor and a hint the
-capture gives (a conv-like producer means feature maps), and when neither settles it
+decided explicitly, from the author's ``:layout:`` or from the tensor and a hint read off the
+op that produced it (a conv-like producer means channel data), and when neither settles it
 the record says so (``problem``) and the page warns at the directive instead of
 guessing. Layouts:
 
@@ -11,7 +11,12 @@ guessing. Layouts:
 ``features`` ``[features]`` or ``[1, features]``: one vector, no token axis.
 ``channels`` ``[..., channels, H, W]``: small-multiple channel maps plus a channel-mean map.
 ``channels-last`` ``[..., H, W, channels]`` (Flax's convolutions): drawn as ``channels``.
+``channels-length`` ``[..., channels, length]`` (1-D convolutions, pooling, channel norms): one
+           row per channel along the positions.
+``length-channels`` ``[..., length, channels]`` (Flax's 1-D convolutions): drawn as ``channels-length``.
 ``heads``    ``[..., heads, T, T]``: one attention map per head.
+
+The hint comes from :mod:`.layout_hints`, which reads the producer off the captured graph.
 
 Pure NumPy: the PyTorch and the JAX paths both call :func:`activation_record`.
 """
@@ -23,89 +28,87 @@ from typing import Any
 import numpy as np
 
 from ..core.layouts import LAYOUTS, normalise_layout
-from .results import BadResult, dtype_name, to_numpy
+from .layout_hints import AMBIGUOUS_HEADS
+from .results import BadResult, dtype_name, is_complex, to_numpy
 
 __all__ = ["LAYOUTS", "activation_record", "normalise_layout"]
 
 #: At most this many channel/head maps, each at most this many cells a side.
 MAX_MAPS = 16
 MAX_SIDE = 24
+#: Channels x length: at most this many channel rows, positions mean-pooled to at most this many.
+MAX_ROWS = 32
+MAX_POSITIONS = 48
+#: hints of channel data (see :mod:`.layout_hints`): the rank and the channel axis of a producer
+_CHANNEL_HINTS = ("channels", "channels-last", "channels-length", "length-channels")
 
 
 def activation_record(value: Any, token: int = -1, heads: int | None = None, *, layout: str | None = None,
                       hint: str | None = None) -> dict[str, Any]:
     """The record the page draws for one checkpoint (see the module docstring).
 
-    ``layout`` is the author's (it wins); ``hint`` is what the capture knows about the
-    producer (``"channels"`` for conv-like layers). A tensor whose layout cannot be
-    inferred gets ``layout: None`` and a ``problem`` for the page to warn about.
+    ``layout`` is the author's (it wins; a conv-like producer's hint gives ``channels`` its rank
+    and channel axis); ``hint`` is what the graph says the producer made (:mod:`.layout_hints`).
+    A tensor whose layout cannot be inferred gets ``layout: None`` and a ``problem`` for the
+    page to warn about.
     """
     array = to_numpy(value)
     if not np.isfinite(array).all():
         raise BadResult(f"the activation (shape {tuple(array.shape)}) has NaN or infinite values")
-    chosen = normalise_layout(layout) if layout else _infer(array.shape, hint)
+    chosen = _authored(layout, array.shape, hint) if layout else _infer(array.shape, hint)
     if isinstance(chosen, tuple):  # (None, reason)
         return {"shape": list(array.shape), "dtype": dtype_name(value), "layout": None, "problem": chosen[1]}
-    minimum = {"tokens": 2, "features": 1, "channels": 3, "channels-last": 3, "heads": 3}[chosen]
+    minimum = {"tokens": 2, "features": 1, "channels": 3, "channels-last": 3, "heads": 3,
+               "channels-length": 2, "length-channels": 2}[chosen]
     if array.ndim < minimum:
         raise BadResult(f"layout {chosen!r} needs at least {minimum} axes; the activation has shape {array.shape}")
     if chosen == "channels-last":  # the same maps, read with the channel axis last
         array, chosen = np.moveaxis(array, -1, -3), "channels"
-    record = {"tokens": _tokens, "features": _features, "channels": _maps, "heads": _maps}[chosen](array, token)
+    if chosen == "length-channels":
+        array, chosen = np.moveaxis(array, -1, -2), "channels-length"
+    record = {"tokens": _tokens, "features": _features, "channels": _maps, "heads": _maps,
+              "channels-length": _rows}[chosen](array, token)
     record = {"shape": list(array.shape), "dtype": dtype_name(value), "layout": chosen, "axes": list(LAYOUTS[chosen]),
               **record}
     if heads and chosen == "tokens":
         record["metrics"]["heads"] = int(heads)
+    if is_complex(value):  # to_numpy kept the real part: the page says so and warns
+        record["complexPart"] = "real"
     return record
 
 
-def channel_hints(graph: dict[str, Any], activations: dict[str, Any]) -> dict[str, str]:
-    """Where a 4-axis checkpoint keeps its channels, read off the module that made it.
-
-    Libraries differ (Flax convolutions keep channels last, Equinox and PyTorch first), so the
-    shapes decide, not the library: the module's 1-D bias-like parameter (``(C,)`` or
-    ``(C, 1, 1)``) gives its output-channel count C, and the axis of that size, second or
-    last, is the channel axis. Where both or neither match, no hint: the page asks for ``:layout:``.
-    """
-    counts: dict[str, set[int]] = {}
-    kernels: dict[str, list[list[int]]] = {}
-    for node in graph.get("layers", []):
-        if node.get("op") == "Parameter" and node.get("parent"):
-            for out in node.get("outputs") or ():
-                shape = out.get("shape") or []
-                if shape and all(d == 1 for d in shape[1:]):
-                    counts.setdefault(node["parent"], set()).add(int(shape[0]))
-                elif len(shape) == 4:
-                    kernels.setdefault(node["parent"], []).append(shape)
-    hints: dict[str, str] = {}
-    for name, value in activations.items():
-        shape = tuple(getattr(value, "shape", ()))
-        if len(shape) != 4 or name not in counts:
-            continue
-        first, last = shape[1] in counts[name], shape[3] in counts[name]
-        if first != last:
-            hints[name] = "channels" if first else "channels-last"
-        elif first:  # C x C maps of C channels: the kernel's own layout decides (OIHW or HWIO)
-            hints.update({name: hint for hint in _kernel_layouts(kernels.get(name, []), counts[name])})
-    return hints
-
-
-def _kernel_layouts(kernels: list[list[int]], channels: set[int]) -> list[str]:
-    """``channels`` for an out-channels-first kernel (PyTorch, Equinox: O, I, kH, kW), and
-    ``channels-last`` for an out-channels-last one (Flax, lax: kH, kW, I, O); nothing if unclear."""
-    found = {"channels" if k[0] in channels and k[3] not in channels else
-             "channels-last" if k[3] in channels and k[0] not in channels else "" for k in kernels}
-    return [hint for hint in found if hint] if len(found - {""}) == 1 else []
+def _authored(layout: str, shape: tuple[int, ...], hint: str | None) -> str | tuple[None, str]:
+    """The author's ``:layout:``; ``channels`` takes its rank and channel axis from a conv-like
+    producer, and on a 3-axis tensor with no producer to tell (``[C, H, W]`` or
+    ``[batch, C, length]``) a bare ``channels`` asks which."""
+    chosen = normalise_layout(layout)
+    if chosen == "channels" and hint in _CHANNEL_HINTS:  # channel data: the producer says rank and axis
+        return hint
+    if chosen == "channels-last" and hint in ("channels-length", "length-channels"):
+        return "length-channels"
+    bare = " x " not in " ".join(str(layout).lower().replace("×", "x").split())
+    if chosen == "channels" and bare and len(shape) == 3:  # no conv-like producer said which
+        return (None, f":layout: channels on shape {list(shape)} could be channels x H x W or "
+                      "batch x channels x length; write 'channels x H x W' or 'channels x length'")
+    return chosen
 
 
 def _infer(shape: tuple[int, ...], hint: str | None) -> str | tuple[None, str]:
-    """The layout a shape can only mean, or (None, why it is ambiguous)."""
+    """The layout the producer's hint (see :mod:`.layout_hints`) or the shape can only mean, or
+    (None, why it is ambiguous)."""
     ndim = len(shape)
-    if hint in ("channels", "channels-last", "heads") and ndim == 4:
+    if hint == AMBIGUOUS_HEADS:
+        return (None, f"a softmax output of shape {list(shape)} could be batch x T x T or heads x T x T "
+                      "(its first axis is as long as the batch); say which with :layout: (heads, or tokens)")
+    if hint in ("channels", "channels-last") and ndim in (3, 4):
         return hint
-    if hint in ("channels", "channels-last") and ndim != 4:  # e.g. a 1-D convolution's [batch, channels, length]
-        return (None, f"a convolution output of shape {list(shape)} is not batch x channels x H x W; "
-                      "give :layout: (channels x H x W reads the last three axes)")
+    if hint == "heads" and (ndim >= 4 or (ndim == 3 and shape[1] == shape[2])):  # [B, (1,) H, T, T]
+        return hint  # (a 3-axis softmax over logits, [batch, tokens, vocabulary], is a token strip)
+    if hint in ("channels-length", "length-channels") and ndim in (2, 3):
+        return hint
+    if hint in _CHANNEL_HINTS:
+        return (None, f"a convolution, pooling or norm output of shape {list(shape)} does not read as "
+                      "channels x length or channels x H x W; give :layout:")
     if ndim == 1 or (ndim == 2 and shape[0] == 1):
         return "features"
     if ndim in (2, 3):
@@ -152,6 +155,29 @@ def _maps(array: np.ndarray, _token: int) -> dict[str, Any]:
     }
     if pooled.shape[1:] != stack.shape[1:]:
         record["pooledTo"] = [int(pooled.shape[1]), int(pooled.shape[2])]
+    return record
+
+
+def _rows(array: np.ndarray, _token: int) -> dict[str, Any]:
+    """Channels x length of the first batch element: one row per channel (the first MAX_ROWS),
+    positions mean-pooled by whole factors to at most MAX_POSITIONS."""
+    matrix = array.reshape(-1, *array.shape[-2:])[0]  # [channels, length]
+    count, length = matrix.shape
+    factor = -(-length // MAX_POSITIONS)
+    shown = matrix[:MAX_ROWS]
+    if factor > 1:
+        kept = length // factor * factor
+        shown = shown[:, :kept].reshape(shown.shape[0], kept // factor, factor).mean(axis=2)
+    record: dict[str, Any] = {
+        "count": int(count),
+        "length": int(length),
+        "step": int(factor),  # positions per drawn column
+        "matrix": [[float(v) for v in row] for row in shown],
+        "values": [float(v) for v in matrix.mean(axis=1)],  # one number per channel
+        "metrics": _metrics(matrix, count),
+    }
+    if factor > 1:
+        record["pooledTo"] = [int(shown.shape[0]), int(shown.shape[1])]
     return record
 
 

@@ -52,7 +52,9 @@ def reproduce():
     args, kwargs = build_call(RECORD["options"]["inputs"], RECORD["backend"], RECORD["seed"])
     if RECORD["backend"] != "torch":
         fn = function(**_model_arguments(function))
-        return {"output": _array(fn(*args)).ravel()[:OUTPUT_VALUES].tolist()}
+        import jax  # a tuple, dict or scan's (carry, ys): its first array, as the capture recorded
+
+        return {"output": _array(jax.tree_util.tree_leaves(fn(*args))[0]).ravel()[:OUTPUT_VALUES].tolist()}
     import torch
 
     model = function(**_model_arguments(function))

@@ -13,7 +13,7 @@ import numpy as np
 
 from .loader import BadResult
 
-__all__ = ["BadResult", "dtype_name", "heatmap_data", "to_numpy"]
+__all__ = ["BadResult", "dtype_name", "heatmap_data", "is_complex", "to_numpy"]
 
 
 def dtype_name(value: Any) -> str:
@@ -33,17 +33,26 @@ def dtype_name(value: Any) -> str:
 
 
 def to_numpy(value: Any) -> np.ndarray:
-    """A float64 array from a NumPy, PyTorch or JAX array (or nested lists)."""
+    """A float64 array from a NumPy, PyTorch or JAX array (or nested lists); of a complex array,
+    its real part (callers that draw it say so: see :func:`is_complex`)."""
     if hasattr(value, "detach"):  # torch.Tensor, without importing torch here
         tensor = value.detach().cpu()
         value = (tensor.float() if str(tensor.dtype) == "torch.bfloat16" else tensor).numpy()  # NumPy has no bfloat16
     if isinstance(value, (str, bytes)) or value is None:
         raise BadResult(f"expected an array, got {type(value).__name__}")
+    if is_complex(value):
+        value = np.real(np.asarray(value))
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise BadResult(f"expected a numeric array, got {type(value).__name__} ({exc})") from None
     return array
+
+
+def is_complex(value: Any) -> bool:
+    """Whether ``value`` holds complex numbers (a FFT, a rotary embedding in complex form): drawn
+    from its real part, which the page must say, as the imaginary part is lost."""
+    return dtype_name(value).startswith("complex")
 
 
 def _labels(spec: Any, count: int, index: str, what: str) -> list[str]:
@@ -73,6 +82,7 @@ def heatmap_data(value: Any, options: dict[str, Any],
         cols_spec = value.get("columns", cols_spec)
         value = value["values"]
     dtype = dtype_name(value)
+    complex_value = is_complex(value)
     array = to_numpy(value)
     if array.ndim != 2:
         raise BadResult(f"a heatmap needs a 2-D array, got shape {tuple(array.shape)}")
@@ -92,4 +102,5 @@ def heatmap_data(value: Any, options: dict[str, Any],
         "unit": str(options.get("unit", "")),
         "diverging": bool(options.get("diverging", False)),
         "dtype": dtype,
+        **({"complexPart": "real"} if complex_value else {}),
     }

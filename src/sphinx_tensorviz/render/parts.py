@@ -13,6 +13,8 @@ from pathlib import Path
 
 from docutils import nodes
 
+from ..warnings_ import Subtype
+
 
 @dataclass
 class FigureParts:
@@ -25,3 +27,5 @@ class FigureParts:
     extra_html: list[nodes.Node] = field(default_factory=list)  #: HTML-only additions (source panel)
     #: several pictures for LaTeX, laid out as a grid: (caption, drawer) each (a sweep's points)
     pdf_grid: list[tuple[str, Callable[[Path], None]]] = field(default_factory=list)
+    #: what the kind found wrong in what it draws, warned at the figure's directive on every build
+    warnings: list[tuple[str, Subtype]] = field(default_factory=list)

@@ -89,6 +89,8 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
         render = {**render, **notes}
         renderer_hash = digest({"renderer": renderer_hash, **notes})
     parts = kind.parts(found, render, renderer_hash, page.ctx)
+    for message, subtype in parts.warnings:
+        warn(f"{request.directive}: {message}", subtype, location=node)
     if found["stdout"].strip():
         parts.details.append(printed_output(found["stdout"]))
     for detail in page.registry.details:

@@ -111,7 +111,7 @@ def capture_torch_graph(
         "output": first,
         "raw": raw,
         "activations": {name: recorder.activations[name] for name in checkpoints},
-        "hints": {name: layout_hint(recorder.nodes, name) for name in checkpoints},
+        "hints": {name: layout_hint(recorder.nodes, name, recorder.edges) for name in checkpoints},
     }
 
 

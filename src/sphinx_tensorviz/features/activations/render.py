@@ -4,7 +4,9 @@ The record (see :mod:`sphinx_tensorviz.execute.activations`) says what the tenso
 
 * ``tokens`` / ``features``: a one-row strip of feature values (one token's vector);
 * ``channels``: small multiples, one map per channel, plus the channel-mean map;
-* ``heads``: one attention map per head (query tokens down, key tokens across).
+* ``heads``: one attention map per head (query tokens down, key tokens across), on a
+  sequential scale (probabilities);
+* ``channels-length``: one heatmap, a row per channel along the positions (1-D convolutions).
 
 Every figure names its axes in the label and the text alternative, and the numbers are
 in a table. A record whose layout could not be inferred is a located warning on the
@@ -98,6 +100,9 @@ def activations_figure(node: tensorviz_activations, graph: GraphOnPage, html: bo
             warn(message, Subtype.layout, location=node)
             box += nodes.paragraph("", message, classes=["tv-checkpoint-problem"])
             continue
+        if record.get("complexPart") == "real":
+            warn(f"checkpoint {name!r} is complex ({record.get('dtype', 'complex')}): only its real part is drawn; "
+                 "checkpoint a real tensor (.real, .abs()) to choose", Subtype.bad_result, location=node)
         cached = partial(cache.svg, artifact_key(graph.artifact),
                          digest({"checkpoint": name, "renderer": renderer_fingerprint()}))
         box += checkpoint(name, record, f"{fid}-{slugify(name)}", html, cached)
@@ -108,7 +113,7 @@ def checkpoint(name: str, record: dict[str, Any], cid: str, html: bool,
                cached: Callable[[Callable[[], str]], str]) -> nodes.Element:
     """One checkpoint: label, picture (HTML), metrics and the numbers as a table."""
     layout = record.get("layout") or "tokens"
-    label, picture, table = (_strip if layout in ("tokens", "features") else _maps)(name, record, cid)
+    label, picture, table = _DRAWERS.get(layout, _maps)(name, record, cid)
     summary = _summary(record, layout)
     if html:
         box: nodes.Element = tv_html_tag(tag="div", attrs={"class": "tv-checkpoint", "id": cid,
@@ -129,12 +134,17 @@ def checkpoint(name: str, record: dict[str, Any], cid: str, html: bool,
 
 def _summary(record: dict[str, Any], layout: str) -> str:
     metrics = record["metrics"]
-    what = "Feature RMS" if layout in ("tokens", "features") else f"{layout.capitalize()[:-1]} values: RMS"
+    what = {"channels": "Channel values: RMS", "channels-length": "Channel values: RMS",
+            "heads": "Head values: RMS"}.get(layout, "Feature RMS")
     text = f"{what} {fmt(metrics['rms'])} · min {fmt(metrics['min'])} · max {fmt(metrics['max'])}"
     if "heads" in metrics:
         text += f" · {metrics['heads']} heads"
     if layout in ("channels", "heads") and record.get("pooledTo"):
         text += f" · maps mean-pooled to {'×'.join(map(str, record['pooledTo']))} for drawing"
+    if record.get("complexPart") == "real":
+        text += " · the real part of complex values"
+    if layout == "channels-length" and record.get("step", 1) > 1:
+        text += f" · positions mean-pooled in runs of {record['step']} for drawing"
     return text
 
 
@@ -175,6 +185,26 @@ def _maps(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[s
                        [[fmt(v) for v in record["values"]]])
     return label, lambda alt: _small_multiples_svg(maps, titles, title=label, alt=alt,
                                                       diverging=layout == "channels"), table
+
+
+def _channel_rows(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[str], str], nodes.table]:
+    """Channels x length as one heatmap: a row per channel, a column per position (or pooled run)."""
+    matrix, step = record["matrix"], record.get("step", 1)
+    count, length = record["count"], record["length"]
+    label = f"{name}: {count} channels × length {length} (rows: channel, columns: position)"
+    if len(matrix) < count:
+        label += f"; the first {len(matrix)} channels drawn"
+    rows = [f"channel {k}" for k in range(len(matrix))]
+    columns = [f"p{j * step}" if step == 1 else f"p{j * step}–{j * step + step - 1}" for j in range(len(matrix[0]))]
+    data = {"values": matrix, "rows": rows, "columns": columns, "unit": "activation", "diverging": True}
+    table = data_table(f"Mean value of each channel at {name}", "", ["mean"],
+                       [f"channel {k}" for k in range(len(record["values"]))], [[fmt(v) for v in record["values"]]])
+    return label, lambda alt: _heatmap_svg(data, title=label, alt=alt, colormap=None), table
+
+
+#: how each layout is drawn (channel and head maps otherwise)
+_DRAWERS: dict[str, Callable[[str, dict[str, Any], str], tuple[str, Callable[[str], str], nodes.table]]] = {
+    "tokens": _strip, "features": _strip, "channels-length": _channel_rows}
 
 
 # The SVG drawing code is imported when a checkpoint is first drawn: a build whose checkpoints all

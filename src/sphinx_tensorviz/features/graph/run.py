@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from ...core.protocol import Job
-from ...execute.activations import activation_record, channel_hints
+from ...execute.activations import activation_record
 from ...execute.checks import check_modules, code_name, run_checks
 from ...execute.graph_filter import fold_groups
 from ...execute.inputs import InputSpecError, build_call
+from ...execute.layout_hints import layout_hints
 from ...execute.loader import seeded_arguments
 from ...execute.results import BadResult, dtype_name, to_numpy
 from ...execute.tolerance import OUTPUT_VALUES_LIMIT
@@ -35,11 +36,9 @@ def run_graph(module: types.ModuleType, job: Job) -> dict[str, Any]:
     # a model factory gets the seed (never a JAX key: its parameters are the model's own business)
     kwargs = seeded_arguments(factory, options.get("model_args") or {}, job.seed, job.backend, key=False)
     model_file = job.entry_path
-    hints: dict[str, str | None] = {}
     if job.backend == "torch":
         model, captured = _trace_torch(factory, kwargs, args, {**call_kwargs, **(options.get("call_args") or {})},
                                        job, options)
-        hints = captured["hints"]
         checks = run_checks(module, options.get("checks") or [], model, check_modules(job), code_name(job))
         heads = getattr(model, "heads", None) or _find_heads(model)
     else:
@@ -50,10 +49,13 @@ def run_graph(module: types.ModuleType, job: Job) -> dict[str, Any]:
         fn = factory(**kwargs)
         with _checkpoint_errors():
             captured = capture_jax_graph(fn, args, model_file, checkpoints=options.get("checkpoints") or [])
-        hints = dict(channel_hints(captured["graph"], captured["activations"]))
+        if captured["output"] is None:
+            raise BadResult(f"the function returned no array (got {type(captured['raw']).__name__})")
         checks = run_checks(module, options.get("checks") or [], fn, check_modules(job), code_name(job))
         heads = getattr(fn, "heads", None) or getattr(fn, "num_heads", None)
-        heads = heads if isinstance(heads, int) else None
+    heads = heads if isinstance(heads, int) else None
+    # what each checkpoint is, read off its producer in the graph (the same reading for both frameworks)
+    hints = layout_hints(captured["graph"], captured["activations"], heads=heads, channels_first=job.backend == "torch")
     output = to_numpy(captured["output"])
     if not np.isfinite(output).all():
         raise BadResult(f"the model output (shape {tuple(output.shape)}) has NaN or infinite values")

@@ -15,6 +15,10 @@ from ...render.heatmap_svg import heatmap_svg
 from ...render.parts import FigureParts
 from ...render.pdf import heatmap_pdf
 from ...render.tables import MAX_CELLS, data_table
+from ...warnings_ import Subtype
+
+#: said under a heatmap of a complex result, whose imaginary part is not drawn
+COMPLEX_NOTE = "The result is complex: the cells and the table show its real part only."
 
 
 def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:
@@ -31,6 +35,11 @@ def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_has
     if render.get("description"):
         details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
     details.append(nodes.paragraph("", heatmap_long_description(data, colormap), classes=["tv-longdesc"]))
+    warnings = []
+    if data.get("complexPart") == "real":
+        details.append(nodes.paragraph("", COMPLEX_NOTE, classes=["tv-longdesc", "tv-complex"]))
+        warnings.append((f"the result is complex ({data.get('dtype', 'complex')}): only its real part is drawn; "
+                         "return .real, abs() or angle() to say which part to show", Subtype.bad_result))
     rows, cols = data["rows"], data["columns"]
     if len(rows) * len(cols) <= MAX_CELLS:
         cells = [[fmt(v) for v in row] for row in data["values"]]
@@ -44,4 +53,5 @@ def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_has
         details=details,
         draw_pdf=lambda path: heatmap_pdf(data, path, title, colormap, limits),
         wide=len(cols) > 10,
+        warnings=warnings,
     )

@@ -23,7 +23,7 @@ from ...render.parts import FigureParts
 from ...render.registry import SweepRendering
 from ...render.sweep_controls import controls_markup, point_coords, sweep_sizes
 from ...warnings_ import Subtype
-from .render import heatmap_parts
+from .render import COMPLEX_NOTE, heatmap_parts
 from .sweep_describe import sweep_alt, sweep_table
 
 
@@ -52,6 +52,7 @@ def sweep_parts(sweep: Sweep, artifacts: list[dict[str, Any]], check: dict[str, 
         key = digest({"renderer": point.request.renderer_hash, **point_render})
         parts = heatmap_parts(artifact, point_render, key, ctx)
         point_parts.append(parts)
+        out.warnings.extend((f"tv-heatmap: at {label}: {message}", subtype) for message, subtype in parts.warnings)
         for failed in (c for c in artifact.get("checks", []) if not c["passed"]):
             out.warnings.append((f"tv-heatmap: claim failed at {label}: {failed['description']}"
                                  + (f" ({failed['detail']})" if failed.get("detail") else ""), Subtype.claim))
@@ -59,6 +60,8 @@ def sweep_parts(sweep: Sweep, artifacts: list[dict[str, Any]], check: dict[str, 
     if render.get("description"):
         details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
     details.append(nodes.paragraph("", alt, classes=["tv-longdesc"]))
+    if any(d.get("complexPart") == "real" for d in datas):
+        details.append(nodes.paragraph("", COMPLEX_NOTE, classes=["tv-longdesc", "tv-complex"]))
     details.append(sweep_table(labels, datas))
     if check is not None:
         details.append(checks_list(check["checks"], "Verified claims across the sweep "

@@ -26,10 +26,12 @@ __all__ = ["capture_jax_graph"]
 
 def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
                       checkpoints: Sequence[str] = ()) -> dict[str, Any]:
-    """Trace ``fn(*args)`` and return ``{"graph", "output", "activations"}``.
+    """Trace ``fn(*args)`` and return ``{"graph", "output", "raw", "activations"}``.
 
-    ``graph`` has ``layers`` (input, module, op and output nodes) and ``connections``;
-    ``activations`` maps each name in ``checkpoints`` (a module path, function group or op
+    ``graph`` has ``layers`` (input, module, op and output nodes), ``connections`` and
+    ``outputs`` (one per array of the result, named by its path as the PyTorch capture names
+    them: ``output`` for a bare array, else ``0``, ``carry``, ``aux.loss``...); ``output`` is
+    the first of those arrays (None if the result holds none), ``raw`` the result; ``activations`` maps each name in ``checkpoints`` (a module path, function group or op
     id) to the value it produced. One ``input`` node (``input``, ``input_1``...) is made
     per array leaf of ``args``.
 
@@ -43,12 +45,13 @@ def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
         with _library_scopes_off(), hook:
             closed, shapes = jax.make_jaxpr(traced, return_shape=True)(state, *args)
         names, sizes = parameter_names(roots)
+        names_of_outputs = output_names(shapes)
         recorded: list[Builder] = []
 
         def record() -> tuple[list[Any], dict[str, Any]]:
             builder = Builder(model_file, hook, names, checkpoints)
             recorded.append(builder)
-            outputs = _walk(builder, closed, state, args)
+            outputs = _walk(builder, closed, state, args, names_of_outputs)
             builder.finish(sizes)
             return outputs, builder.activations
 
@@ -62,15 +65,37 @@ def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
         available = sorted(node["id"] for node in builder.nodes if node["kind"] == "module")
         raise ValueError(f"checkpoints produced no value: {', '.join(missing)}; "
                          f"modules and groups that can be checkpointed: {', '.join(available) or 'none'}")
+    ids = [node["id"] for node in builder.nodes if node["kind"] == "output"]
     return {
-        "graph": {"layers": builder.nodes, "connections": builder.edges},
-        "output": jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), outputs),
+        "graph": {"layers": builder.nodes, "connections": builder.edges,
+                  "outputs": [{"name": name, "id": node_id, "type": "Array"}
+                              for name, node_id in zip(names_of_outputs, ids)]},
+        "output": outputs[0] if outputs else None,
+        "raw": jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), outputs),
         "activations": {name: activations[name] for name in checkpoints},
     }
 
 
-def _walk(builder: Builder, closed: Any, state: Any, args: tuple) -> list[Any]:
-    """Inputs, the jaxpr's equations and the output node; returns the output values."""
+def output_names(shapes: Any) -> list[str]:
+    """The name of each array in a result, in the jaxpr's output order: its path through the
+    tuples, dicts, dataclasses and namedtuples (``0``, ``carry``, ``aux.loss``), as the PyTorch
+    capture names a model's tensors, so ``lax.scan``'s ``(carry, ys)`` or a dict of losses gets
+    one output node each; a bare array is ``output``."""
+    paths = [path for path, _ in jax.tree_util.tree_flatten_with_path(shapes)[0]]
+    return [".".join(_key_name(key) for key in path) or "output" for path in paths]
+
+
+def _key_name(key: Any) -> str:
+    """One step of a pytree path: a sequence index, a dict key or an attribute name."""
+    for attribute in ("name", "key", "idx"):  # GetAttrKey, DictKey / FlattenedIndexKey, SequenceKey
+        if hasattr(key, attribute):
+            return str(getattr(key, attribute))
+    return str(key)
+
+
+def _walk(builder: Builder, closed: Any, state: Any, args: tuple, names: list[str]) -> list[Any]:
+    """Inputs, the jaxpr's equations and one output node per output array (named ``names``);
+    returns the output values."""
     jaxpr = closed.jaxpr
     held = len(jax.tree_util.tree_leaves(state))
     builder.add_consts(jaxpr.invars[:held], jax.tree_util.tree_leaves(state))
@@ -82,9 +107,20 @@ def _walk(builder: Builder, closed: Any, state: Any, args: tuple) -> list[Any]:
         builder.values[var] = value
     builder.add_consts(jaxpr.constvars, closed.consts)
     builder.walk(jaxpr, None, 0)
-    builder.add_node("output", "Output", "output", None, {}, None, [describe(var) for var in jaxpr.outvars])
-    builder.connect(builder.producers(jaxpr.outvars), "output")
+    for name, var in zip(names, jaxpr.outvars):
+        node_id = "output" if name == "output" else f"output.{name}"
+        node_id = _unique(builder, node_id)
+        builder.add_node(node_id, "Output", "output", None, {}, None, [describe(var)], label=name)
+        builder.connect(builder.producers([var]), node_id)
     return builder.values_of(jaxpr.outvars)
+
+
+def _unique(builder: Builder, node_id: str) -> str:
+    """``node_id``, or ``node_id_1``... if a node has it (dict keys ``"a.b"`` and ``a: {b}``)."""
+    number = 0
+    while (f"{node_id}_{number}" if number else node_id) in builder.by_id:
+        number += 1
+    return f"{node_id}_{number}" if number else node_id
 
 
 def _functional(fn: Any, roots: list[tuple[str, Any]]) -> tuple[Callable[..., Any], Any]:

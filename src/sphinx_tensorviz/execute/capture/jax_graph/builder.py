@@ -40,6 +40,7 @@ from .jaxpr import (
     source_line,
 )
 from .names import owner_of
+from .scans import move_into_scan
 
 #: Named scopes opened by the libraries themselves (Equinox layers), not by the model's author.
 _LIBRARY_SCOPES = ("eqx.", "equinox.")
@@ -70,6 +71,9 @@ class Builder:
         self.library_groups: set[str] = set()
         self.backward = False  # the equation being walked belongs to a gradient's backward pass
         self.op_values: dict[str, Any] = {}  # op node id -> its first output
+        # the model-file line of the call being walked: ops traced away from the model file (inside a
+        # library's jitted helper, a custom_jvp such as nnx.relu) point at the author's call instead
+        self.call_site: dict[str, int] | None = None
 
     # -- walking ---------------------------------------------------------------------------
     def walk(self, jaxpr: Any, base: str | None, instance: int) -> None:
@@ -96,8 +100,7 @@ class Builder:
         params = {"call": eqn.primitive.name} if sub is not None else eqn_params(eqn.params)
         node_id = self._new_id(op, parent)
         sources = self.producers(eqn.invars, parent)
-        self.add_node(node_id, op, "layer", parent, params, source_line(eqn, self.model_file),
-                      [describe(var) for var in eqn.outvars])
+        self.add_node(node_id, op, "layer", parent, params, self._source(eqn), [describe(var) for var in eqn.outvars])
         self.connect(sources, node_id)
         outputs = evaluate(eqn, self.values_of(eqn.invars))
         for var, value in zip(eqn.outvars, outputs):
@@ -112,14 +115,25 @@ class Builder:
         self._bind(inner.invars, eqn.invars, parent)
         self.add_consts(inner.constvars, getattr(sub, "consts", ()))
         self.instances += 1
-        self.walk(inner, parent, self.instances)
+        self._walk_called(eqn, inner, parent)
         self._export(inner.outvars, eqn.outvars)
+
+    def _walk_called(self, eqn: Any, inner: Any, container: str | None) -> None:
+        """Walk a called jaxpr with ``eqn``'s line (or the enclosing call's) as its ops' fallback."""
+        outer, self.call_site = self.call_site, self._source(eqn)
+        try:
+            self.walk(inner, container, self.instances)
+        finally:
+            self.call_site = outer
+
+    def _source(self, eqn: Any) -> dict[str, int] | None:
+        return source_line(eqn, self.model_file) or self.call_site
 
     def _scan(self, eqn: Any, parent: str | None) -> None:
         """A scan as a container ``scan x N`` holding its body once (first iteration's values)."""
         length = int(eqn.params.get("length", 0))
         node_id = self._unique(f"{parent}.scan" if parent else "scan")
-        self.add_node(node_id, "scan", "module", parent, {"length": length}, source_line(eqn, self.model_file),
+        self.add_node(node_id, "scan", "module", parent, {"length": length}, self._source(eqn),
                       None, group="scan", label=f"scan x {length}")
         body = eqn.params["jaxpr"]
         inner = inner_jaxpr(body)
@@ -132,7 +146,7 @@ class Builder:
                 self.values[var] = self.values[outer][index]
         self.add_consts(inner.constvars, getattr(body, "consts", ()))
         self.instances += 1
-        self.walk(inner, node_id, self.instances)
+        self._walk_called(eqn, inner, node_id)
         self._export(inner.outvars, eqn.outvars, values=False)
         for var, value in zip(eqn.outvars, evaluate(eqn, self.values_of(eqn.invars))):
             self.values[var] = value
@@ -160,6 +174,8 @@ class Builder:
         if node is None or node["kind"] != "module":
             self.add_node(path, self.hook.classes.get(path, "Module"), "module", parent, {},
                           self.hook.module_sites.get(path), None)
+        else:
+            move_into_scan(self, node, parent)
         return path
 
     def _scope(self, part: str, parent: str | None) -> str:
@@ -191,7 +207,7 @@ class Builder:
         defined = definition_of(sub, name)
         if defined is not None:
             extra["definedAt"] = defined
-        return self._group_node(name, parent, source_line(eqn, self.model_file), extra)
+        return self._group_node(name, parent, self._source(eqn), extra)
 
     def _group_node(self, name: str, parent: str | None, source: dict[str, int] | None,
                     extra: dict[str, Any]) -> str:

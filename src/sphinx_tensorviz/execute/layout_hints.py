@@ -1,0 +1,267 @@
+"""What a checkpoint's tensor is, read off the graph that produced it (PyTorch and JAX alike).
+
+A shape alone does not say what a tensor is: ``[1, 32, 8]`` may be 32 tokens of 8 features or
+32 channels along 8 positions, ``[4, 6, 6]`` a batch of 4 or 4 heads. The captured graph says
+what *made* it: a convolution, pooling or channel norm of any rank makes channel data (its rank
+and, where it is known, its channel count tell which axis holds the channels); a softmax makes
+probabilities (attention maps when its last two axes are query x key). Ops that keep their
+input's layout (activations, dropout, elementwise arithmetic, a squeeze of unit axes) are walked
+back through, so a ReLU after a 1-D convolution is read as that convolution's output.
+
+A hint names the layout exactly, or there is none and :mod:`.activations` falls back to what the
+shape alone settles, or asks for ``:layout:`` with a located warning: never a guessed label.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["AMBIGUOUS_HEADS", "HINTS", "hint_for", "layout_hints"]
+
+#: hints a checkpoint can get; ``AMBIGUOUS_HEADS`` is a softmax whose first axis may be batch or heads
+AMBIGUOUS_HEADS = "batch-or-heads"
+HINTS = ("channels", "channels-last", "channels-length", "length-channels", "heads", AMBIGUOUS_HEADS)
+
+#: ops (last dotted part, lower case) that make channel data: conv, pool, channel norms, resampling
+_CHANNEL_OP = re.compile(r"^(?!convert)(conv|(adaptive_?)?(max|avg|lp)_?pool|fractional_?max_?pool|batch_?norm|"
+                         r"instance_?norm|group_?norm|reduce_window|upsample|pixel_?(un)?shuffle)")
+#: ops whose output keeps the layout of their input
+_KEEPS_LAYOUT = re.compile(r"^(add|sub|mul|div|neg|abs|relu\d*|leaky_?relu|gelu|silu|swish|sigmoid|logistic|tanh|"
+                           r"elu|selu|celu|mish|softplus|hard\w*|dropout\w*|identity|clamp\w*|clip|max|min|exp|"
+                           r"square|sqrt|rsqrt|pow|integer_pow|convert_element_type|copy|contiguous|to|float|"
+                           r"stop_gradient|squeeze|unsqueeze|reshape|view|expand_dims|broadcast_in_dim)$")
+#: ops that cut or pad axes but keep what each axis is (Mamba's ``conv1d(x)[..., :length]``)
+_CUTS = re.compile(r"^(getitem|slice|narrow|dynamic_slice|pad|constant_pad_nd)$")
+#: node params that give a channel layer's output channels (PyTorch modules)
+_CHANNEL_PARAMS = ("out_channels", "num_features", "num_channels")
+_DEPTH = 16
+
+
+def layout_hints(graph: Mapping[str, Any], activations: Mapping[str, Any], *, heads: int | None = None,
+                 channels_first: bool = False) -> dict[str, str]:
+    """A hint (one of :data:`HINTS`) for each checkpoint whose producer tells its layout.
+
+    ``heads`` is the model's head count if known; ``channels_first`` says the framework keeps
+    channels before the spatial axes whatever the channel count (PyTorch), where JAX code may
+    keep them last (Flax) and only the producer's channel count or dimension numbers tell.
+    """
+    reader = _Graph(graph, heads, channels_first)
+    hints: dict[str, str] = {}
+    for name, value in activations.items():
+        hint = reader.hint(name, [int(n) for n in getattr(value, "shape", ())])
+        if hint is not None:
+            hints[name] = hint
+    return hints
+
+
+def hint_for(graph: Mapping[str, Any], node_id: str, *, heads: int | None = None,
+             channels_first: bool = False) -> str | None:
+    """The hint for one node's own (first) output, as :func:`layout_hints` gives it."""
+    node = next((n for n in graph.get("layers") or [] if n["id"] == node_id), None)
+    return _Graph(graph, heads, channels_first).hint(node_id, _shape(node)) if node is not None else None
+
+
+class _Graph:
+    """The captured graph, indexed for walking back from a checkpoint to its producer."""
+
+    def __init__(self, graph: Mapping[str, Any], heads: int | None, channels_first: bool) -> None:
+        self.nodes: list[dict[str, Any]] = list(graph.get("layers") or [])
+        self.by_id = {node["id"]: node for node in self.nodes}
+        self.sources: dict[str, list[str]] = {}
+        for edge in graph.get("connections") or []:
+            self.sources.setdefault(edge["target"], []).append(edge["source"])
+        self.heads = heads
+        self.channels_first = channels_first
+        self.batch_sizes = {shape[0] for node in self.nodes if node["kind"] == "input"
+                            for shape in [_shape(node)] if len(shape) >= 2}
+        self.visited: set[str] = set()  # ops walked back through for the current checkpoint
+
+    def hint(self, name: str, shape: list[int]) -> str | None:
+        node = self.by_id.get(name)
+        if node is None or not shape:
+            return None
+        self.visited = set()
+        producer = self._producer(node, shape)
+        if producer is None:
+            return None
+        if _is_softmax_op(producer) or self._is_softmax_pattern(producer):
+            return self._heads(shape)
+        return self._channels(producer, shape, node)
+
+    # -- finding the producer ----------------------------------------------------------------
+    def _producer(self, node: dict[str, Any], shape: list[int]) -> dict[str, Any] | None:
+        """The op (or module) that made the checkpoint's value, after layout-keeping ops."""
+        if node["kind"] == "module":
+            if _is_softmax_op(node) or _is_channel_op(node):
+                return node
+            members = [n for n in self.nodes if n["kind"] == "layer" and n["op"] not in ("Parameter", "Buffer")
+                       and _same(_shape(n), shape) and self._inside(n, node["id"])]
+            if not members:
+                return None
+            node = members[-1]
+        return self._walk_back(node, shape, 0)
+
+    def _inside(self, node: dict[str, Any], container: str) -> bool:
+        """Whether ``container`` holds ``node``, by the graph's parent links (not its id's prefix)."""
+        parent = node.get("parent")
+        for _ in range(len(self.by_id)):
+            if parent is None:
+                return False
+            if parent == container:
+                return True
+            parent = self.by_id.get(parent, {}).get("parent")
+        return False
+
+    def _walk_back(self, node: dict[str, Any], shape: list[int], depth: int) -> dict[str, Any] | None:
+        if _is_softmax_op(node) or self._is_softmax_pattern(node) or _is_channel_op(node):
+            return node
+        if node["id"] in self.visited:  # residual streams join the same producers again
+            return None
+        self.visited.add(node["id"])
+        cuts = bool(_CUTS.match(_op_name(node)))
+        if depth >= _DEPTH or not (cuts or _KEEPS_LAYOUT.match(_op_name(node))):
+            return None
+        for source in self.sources.get(node["id"], []):
+            upstream = self.by_id.get(source)
+            if upstream is None or upstream["kind"] != "layer" or upstream["op"] in ("Parameter", "Buffer"):
+                continue
+            if _same(_shape(upstream), shape) or (cuts and len(_shape(upstream)) == len(shape)):
+                found = self._walk_back(upstream, _shape(upstream), depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _is_softmax_pattern(self, node: dict[str, Any]) -> bool:
+        """JAX inlines ``jax.nn.softmax`` under vmap: ``div(exp(x), broadcast(reduce_sum(exp(x))))``."""
+        if _op_name(node) != "div":
+            return False
+        sources = self.sources.get(node["id"], [])
+        exps = {s for s in sources if _op_name(self.by_id.get(s, {})) == "exp"}
+        for source in sources:
+            seen, todo = 0, [source]
+            while todo and seen < 4:
+                current = self.by_id.get(todo.pop(), {})
+                seen += 1
+                if _op_name(current) == "reduce_sum":
+                    return bool(exps & set(self.sources.get(current["id"], [])))
+                if _op_name(current) in ("broadcast_in_dim", "reshape", "expand_dims", "stop_gradient"):
+                    todo.extend(self.sources.get(current["id"], []))
+        return False
+
+    # -- what the producer makes ---------------------------------------------------------------
+    def _heads(self, shape: list[int]) -> str | None:
+        """A softmax over ``[B, H, Tq, Tk]`` is per-head attention; ``[X, T, T]`` is when X is the
+        model's head count or cannot be the batch (no input starts with X). Unit axes between the
+        batch and the heads (Flax NNX's key-value groups, ``[B, 1, H, T, T]``) change nothing."""
+        if len(shape) >= 4 and all(n == 1 for n in shape[1:-3]):
+            return "heads"
+        if len(shape) == 3 and shape[1] == shape[2]:
+            if self.heads == shape[0] or shape[0] not in self.batch_sizes:
+                return "heads"
+            return AMBIGUOUS_HEADS
+        return None  # a softmax over logits ([B, T, vocab]) is a token strip
+
+    def _channels(self, producer: dict[str, Any], shape: list[int], checkpoint: dict[str, Any]) -> str | None:
+        """Channel maps or channels x length, with the channel axis first or last."""
+        rank = _rank(producer)
+        if rank is None:
+            rank = len(shape) - 2  # a norm or pool that does not say: batched, channels and spatial axes
+        if rank not in (1, 2) or len(shape) not in (rank + 1, rank + 2):
+            return None
+        first, last = len(shape) - rank - 1, len(shape) - 1
+        side = self._channel_side(producer, shape, first, last, checkpoint)
+        if side is None:
+            return None
+        return {(2, "first"): "channels", (2, "last"): "channels-last",
+                (1, "first"): "channels-length", (1, "last"): "length-channels"}[(rank, side)]
+
+    def _channel_side(self, producer: dict[str, Any], shape: list[int], first: int, last: int,
+                      checkpoint: dict[str, Any]) -> str | None:
+        spec = _out_spec(producer)
+        if spec is not None and _shape(producer) == shape:  # lax's dimension numbers say exactly
+            return "first" if spec[1] == first else "last" if spec[1] == last else None
+        counts = self._channel_counts(producer) | self._channel_counts(checkpoint)
+        at_first, at_last = shape[first] in counts, shape[last] in counts
+        if at_first != at_last:
+            return "first" if at_first else "last"
+        if self.channels_first:
+            return "first"
+        if at_first:  # C x C: the kernel's own layout (O, I, k... or k..., I, O) decides
+            return self._kernel_side(producer, counts) or self._kernel_side(checkpoint, counts)
+        return None
+
+    def _channel_counts(self, node: dict[str, Any]) -> set[int]:
+        """Output channels of a layer or module: its parameters, a conv's output, a bias length."""
+        params = node.get("params") or {}
+        counts = {int(params[key]) for key in _CHANNEL_PARAMS if isinstance(params.get(key), int)}
+        spec, shape = _out_spec(node), _shape(node)
+        if spec is not None and len(shape) == len(spec):
+            counts.add(shape[spec[1]])
+        for owned in self._parameters(node):
+            out = _shape(owned)
+            if out and all(n == 1 for n in out[1:]):  # a bias or scale: (C,) or (C, 1, 1)
+                counts.add(out[0])
+        return counts
+
+    def _kernel_side(self, node: dict[str, Any], counts: set[int]) -> str | None:
+        sides = set()
+        for owned in self._parameters(node):
+            kernel = _shape(owned)
+            if len(kernel) >= 3:
+                sides.add("first" if kernel[0] in counts and kernel[-1] not in counts else
+                          "last" if kernel[-1] in counts and kernel[0] not in counts else "")
+        return sides.pop() if len(sides) == 1 and "" not in sides else None
+
+    def _parameters(self, node: dict[str, Any]) -> list[dict[str, Any]]:
+        parent = node["id"] if node["kind"] == "module" else node.get("parent")
+        if parent is None:
+            return []
+        return [n for n in self.nodes if n["op"] == "Parameter" and n.get("parent") == parent]
+
+
+def _op_name(node: Mapping[str, Any]) -> str:
+    """``torch.nn.functional.conv1d`` -> ``conv1d``, ``Tensor.__add__`` -> ``add``, ``ReLU`` -> ``relu``;
+    a module's class when its op is the generic ``Module``."""
+    op = str(node.get("op") or "")
+    if op == "Module":
+        op = str(node.get("class") or "")
+    return op.rsplit(".", 1)[-1].strip("_").lower()
+
+
+def _is_channel_op(node: Mapping[str, Any]) -> bool:
+    """A conv, pool or channel norm; not transformers' ``Conv1D`` (GPT-2's linear layer, on tokens)."""
+    return bool(_CHANNEL_OP.match(_op_name(node))) and not str(node.get("op") or "").endswith("Conv1D") \
+        and str(node.get("class") or "") != "Conv1D"
+
+
+def _is_softmax_op(node: Mapping[str, Any]) -> bool:
+    return _op_name(node).endswith("softmax")
+
+
+def _rank(node: Mapping[str, Any]) -> int | None:
+    """Spatial rank from the op's name (``Conv1d``, ``max_pool2d``) or a conv's dimension numbers."""
+    found = re.search(r"(\d)d$", _op_name(node))
+    if found:
+        return int(found.group(1))
+    spec = _out_spec(node)
+    return len(spec) - 2 if spec is not None else None
+
+
+def _out_spec(node: Mapping[str, Any]) -> list[int] | None:
+    """``conv_general_dilated``'s output dimension numbers: (batch axis, feature axis, spatial...)."""
+    numbers = (node.get("params") or {}).get("dimension_numbers")
+    if _op_name(node) == "conv_general_dilated" and isinstance(numbers, list) and len(numbers) == 3:
+        return [int(n) for n in numbers[2]]
+    return None
+
+
+def _shape(node: Mapping[str, Any]) -> list[int]:
+    outputs = node.get("outputs") or [{}]
+    return [int(n) for n in outputs[0].get("shape") or []]
+
+
+def _same(a: list[int], b: list[int]) -> bool:
+    """The same layout: equal shapes once unit axes are dropped (vmap and squeeze add or take them)."""
+    return [n for n in a if n != 1] == [n for n in b if n != 1]

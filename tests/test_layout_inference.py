@@ -1,0 +1,243 @@
+"""What a checkpoint's tensor is, read off the real model that made it (issue 24, points 12 and 15).
+
+Real PyTorch, JAX, Flax NNX and Equinox models with tiny configs are traced; the layout of each
+checkpoint comes from its producer in the captured graph (a 1-D conv, a norm, a pool, a ReLU after
+them, a softmax), and where the producer cannot settle it the record is a problem, never a guess.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+torch = pytest.importorskip("torch")
+jax = pytest.importorskip("jax")
+eqx = pytest.importorskip("equinox")
+nnx = pytest.importorskip("flax.nnx")
+jnp = jax.numpy
+nn = torch.nn
+F = torch.nn.functional
+
+from sphinx_tensorviz.execute.activations import activation_record  # noqa: E402
+from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph  # noqa: E402
+from sphinx_tensorviz.execute.capture.torch_graph import capture_torch_graph  # noqa: E402
+from sphinx_tensorviz.execute.layout_hints import layout_hints  # noqa: E402
+
+#: Flax and Equinox models are traced under jit in this process
+pytestmark = pytest.mark.execution
+
+
+def records(captured, channels_first, heads=None, layout=None):
+    hints = layout_hints(captured["graph"], captured["activations"], heads=heads, channels_first=channels_first)
+    return {name: activation_record(value, -1, heads, layout=layout, hint=hints.get(name))
+            for name, value in captured["activations"].items()}
+
+
+class Conv1dNet(nn.Module):
+    """Conv1d + BatchNorm1d, a ReLU module after it, then F.conv1d (as Mamba calls it) and F.relu."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = nn.Sequential(nn.Conv1d(3, 7, 3, padding=1), nn.BatchNorm1d(7))
+        self.act = nn.ReLU()
+        self.kernel = nn.Parameter(torch.randn(7, 1, 4))
+        self.pool = nn.MaxPool1d(2)
+
+    def forward(self, x):
+        h = self.act(self.block(x))
+        h = F.conv1d(h, self.kernel, padding=3, groups=7)[..., :20]
+        return self.pool(F.relu(h))
+
+
+def test_torch_channels_by_length_after_conv1d_norm_relu_and_functional_conv():
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 20)  # 20 positions of 3 channels: tokens x features would read 20 x 7 "features"
+    names = ["block", "block.1", "act", "conv1d_0", "relu_0", "pool"]
+    captured = capture_torch_graph(Conv1dNet().eval(), (x,), __file__, checkpoints=names)
+    found = records(captured, channels_first=True)
+    for name in names:
+        record = found[name]
+        assert record["layout"] == "channels-length", (name, record.get("problem"))
+        assert record["axes"] == ["channel", "position"] and record["count"] == 7, name
+        value = captured["activations"][name].numpy()[0]
+        assert record["length"] == value.shape[-1] and np.allclose(record["matrix"], value, atol=1e-6), name
+        assert np.allclose(record["values"], value.mean(axis=1), atol=1e-6), name
+    assert found["pool"]["length"] == 10
+
+
+class Attention(nn.Module):
+    """Multi-head attention weights [B, H, T, T], the same unbatched [H, T, T], and a one-head [B, T, T]."""
+
+    def __init__(self, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.qk = nn.Linear(8, 8 * 2)
+
+    def forward(self, x):
+        q, k = self.qk(x).chunk(2, dim=-1)
+        b, t, _ = x.shape
+        q4 = q.view(b, t, self.heads, -1).transpose(1, 2)
+        k4 = k.view(b, t, self.heads, -1).transpose(1, 2)
+        batched = torch.softmax(q4 @ k4.transpose(-1, -2), dim=-1)  # [B, H, T, T]
+        unbatched = F.softmax(q4[0] @ k4[0].transpose(-1, -2), dim=-1)  # [H, T, T]
+        single = torch.softmax(q @ k.transpose(-1, -2), dim=-1)  # [B, T, T]: batch, not heads
+        return batched.sum() + unbatched.sum() + single.sum()
+
+
+def test_torch_attention_weights_are_heads_and_a_batch_of_maps_is_not_guessed():
+    captured = capture_torch_graph(Attention(4).eval(), (torch.randn(2, 5, 8),), __file__,
+                                   checkpoints=["softmax_0", "softmax_1", "softmax_2"])
+    found = records(captured, channels_first=True)
+    for name, count in (("softmax_0", 4), ("softmax_1", 4)):
+        assert found[name]["layout"] == "heads" and found[name]["count"] == count, found[name].get("problem")
+        assert found[name]["axes"] == ["head", "query token", "key token"]
+        assert found[name]["metrics"]["min"] >= 0  # probabilities: drawn on a sequential scale
+    # [2, 5, 5] with a batch of 2: it could be two heads; the page asks instead of labelling
+    assert found["softmax_2"]["layout"] is None and "batch x T x T or heads" in found["softmax_2"]["problem"]
+    # the model's own head count settles it when it matches
+    assert records(captured, channels_first=True, heads=2)["softmax_2"]["layout"] == "heads"
+
+
+def test_layout_channels_on_a_1d_conv_reads_channels_by_length():
+    """The warning's advice (``:layout: channels``) on a conv1d's [1, 32, 8] used to draw '1 channels of 32x8'."""
+    model = nn.Sequential(nn.Conv1d(4, 32, 3, padding=1))
+    captured = capture_torch_graph(model.eval(), (torch.randn(1, 4, 8),), __file__, checkpoints=["0"])
+    record = records(captured, channels_first=True, layout="channels")["0"]
+    assert (record["layout"], record["count"], record["length"]) == ("channels-length", 32, 8)
+    # without a producer to tell, a bare `channels` on three axes is a question, and the full spelling an answer
+    bare = activation_record(np.zeros((1, 32, 8)), layout="channels")
+    assert bare["layout"] is None and "channels x length" in bare["problem"]
+    spelled = activation_record(np.zeros((1, 32, 8)), layout="channels x length")
+    assert (spelled["layout"], spelled["count"], spelled["length"]) == ("channels-length", 32, 8)
+    assert activation_record(np.zeros((1, 32, 8)), layout="channels x H x W")["count"] == 1
+
+
+def test_equinox_attention_weights_keep_their_head_axis():
+    """Equinox's MultiheadAttention vmaps a softmax JAX inlines: div(exp, sum(exp)) of shape [4, 6, 6]."""
+
+    class Model(eqx.Module):
+        att: eqx.nn.MultiheadAttention
+
+        def __init__(self, key):
+            self.att = eqx.nn.MultiheadAttention(4, 8, key=key)
+
+        def __call__(self, x):
+            return self.att(x, x, x)
+
+    model = Model(jax.random.PRNGKey(0))
+    graph = capture_jax_graph(model, (jnp.ones((6, 8)),), __file__)["graph"]
+    divs = [n["id"] for n in graph["layers"] if n["op"] == "div"]
+    weights = [i for i in divs if next(n for n in graph["layers"] if n["id"] == i)["outputs"][0]["shape"] == [4, 6, 6]]
+    assert len(weights) == 1 and len(divs) == 2  # the other div scales the queries ([6, 4, 2]): no heads
+    captured = capture_jax_graph(model, (jax.random.normal(jax.random.PRNGKey(1), (6, 8)),), __file__,
+                                 checkpoints=weights)
+    found = records(captured, channels_first=False)
+    heads = found[weights[0]]
+    assert heads["layout"] == "heads", heads.get("problem")
+    assert heads["count"] == 4 and heads["mapShape"] == [6, 6]
+    assert np.allclose(np.asarray(heads["maps"]).sum(axis=-1), 1, atol=1e-5)  # rows of probabilities
+
+
+def test_flax_and_equinox_1d_convs_norms_and_relus_are_channels_by_length():
+    class FlaxNet(nnx.Module):  # channels last: [B, L, C]
+        def __init__(self, rngs):
+            self.conv = nnx.Conv(3, 5, kernel_size=(3,), rngs=rngs)
+            self.norm = nnx.BatchNorm(5, rngs=rngs)
+
+        def __call__(self, x):
+            return nnx.relu(self.norm(self.conv(x)))
+
+    class EqxNet(eqx.Module):  # channels first, per example, vmapped: [B, C, L]
+        conv: eqx.nn.Conv1d
+
+        def __init__(self, key):
+            self.conv = eqx.nn.Conv1d(3, 5, 3, padding=1, key=key)
+
+        def __call__(self, x):
+            return jax.nn.relu(jax.vmap(self.conv)(x))
+
+    cases = [(FlaxNet(nnx.Rngs(0)), (2, 7, 3), ["conv", "norm", "relu_0"], -1),
+             (EqxNet(jax.random.PRNGKey(0)), (2, 3, 7), ["conv", "relu_0"], 1)]
+    for model, shape, names, channel_axis in cases:
+        captured = capture_jax_graph(model, (jax.random.normal(jax.random.PRNGKey(2), shape),), __file__,
+                                     checkpoints=names)
+        found = records(captured, channels_first=False)
+        for name in names:
+            record = found[name]
+            assert (record["layout"], record["count"], record["length"]) == ("channels-length", 5, 7), \
+                (type(model).__name__, name, record.get("problem"))
+            value = np.moveaxis(np.asarray(captured["activations"][name]), channel_axis, 1)[0]
+            assert np.allclose(record["matrix"], value, atol=1e-5), name
+
+
+def test_a_layer_norm_over_tokens_stays_tokens():
+    """A norm with a (C,) scale over [B, T, C] is no channel norm: its output is token features."""
+    model = nn.Sequential(nn.Linear(6, 6), nn.LayerNorm(6))
+    captured = capture_torch_graph(model.eval(), (torch.randn(1, 6, 6),), __file__, checkpoints=["1"])
+    assert records(captured, channels_first=True)["1"]["layout"] == "tokens"
+
+
+def test_layout_channels_follows_a_flax_producer_that_keeps_channels_last():
+    """``:layout: channels`` says "channel data"; Flax's NLC and NHWC outputs keep them last."""
+
+    class Convs(nnx.Module):
+        def __init__(self, rngs):
+            self.conv1d = nnx.Conv(3, 5, kernel_size=(3,), rngs=rngs)
+            self.conv2d = nnx.Conv(3, 5, kernel_size=(3, 3), rngs=rngs)
+
+        def __call__(self, x):
+            return self.conv1d(x[:, 0]).sum() + self.conv2d(x).sum()
+
+    captured = capture_jax_graph(Convs(nnx.Rngs(0)), (jnp.ones((1, 7, 6, 3)),), __file__,
+                                 checkpoints=["conv1d", "conv2d"])
+    found = records(captured, channels_first=False, layout="channels")
+    assert (found["conv1d"]["layout"], found["conv1d"]["count"], found["conv1d"]["length"]) == ("channels-length", 5, 6)
+    assert (found["conv2d"]["layout"], found["conv2d"]["count"], found["conv2d"]["mapShape"]) == ("channels", 5, [7, 6])
+
+
+def test_gpt2s_conv1d_is_a_linear_layer_over_tokens():
+    """transformers' ``Conv1D`` (GPT-2) is a linear layer with its weight transposed: tokens x features."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.GPT2Config(n_layer=1, n_embd=8, n_head=2, vocab_size=16, n_positions=8)
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config).eval()
+    names = ["transformer.h.0.attn.c_attn", "transformer.h.0.mlp.c_proj"]
+    captured = capture_torch_graph(model, (torch.tensor([[1, 2, 3, 4, 5]]),), __file__, checkpoints=names)
+    found = records(captured, channels_first=True)
+    assert [found[name]["layout"] for name in names] == ["tokens", "tokens"], [found[n].get("problem") for n in names]
+
+
+class Residual(nn.Module):
+    """A ResNet basic block: its output is a ReLU of a sum, made by convolutions and norms."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+        self.bn = nn.BatchNorm2d(channels)
+        self.relu = nn.ReLU()
+
+    def forward(self, x):
+        return self.relu(self.bn(self.conv(x)) + x)
+
+
+def test_a_stage_of_residual_blocks_is_channel_maps_in_the_capture_and_the_worker():
+    model = nn.Sequential(nn.Conv2d(3, 6, 3, padding=1), nn.Sequential(Residual(6), Residual(6))).eval()
+    captured = capture_torch_graph(model, (torch.randn(1, 3, 8, 8),), __file__, checkpoints=["1"])
+    assert captured["hints"]["1"] == "channels"
+    record = records(captured, channels_first=True)["1"]
+    assert (record["layout"], record["count"], record["mapShape"]) == ("channels", 6, [8, 8])
+
+
+def test_flax_nnx_attention_weights_with_a_unit_group_axis_are_heads():
+    """nnx.MultiHeadAttention's weights are [batch, 1, heads, T, T] (a unit key-value group axis)."""
+    model = nnx.MultiHeadAttention(num_heads=2, in_features=8, decode=False, rngs=nnx.Rngs(0))
+    x = jax.random.normal(jax.random.PRNGKey(3), (1, 5, 8))
+    graph = capture_jax_graph(model, (x,), __file__)["graph"]
+    weights = [n["id"] for n in graph["layers"] if n["op"] == "div" and len(n["outputs"][0]["shape"]) == 5]
+    assert len(weights) == 1
+    record = records(capture_jax_graph(model, (x,), __file__, checkpoints=weights), channels_first=False)[weights[0]]
+    assert (record["layout"], record["count"], record["mapShape"]) == ("heads", 2, [5, 5]), record.get("problem")
+    assert np.allclose(np.asarray(record["maps"]).sum(axis=-1), 1, atol=1e-5)
