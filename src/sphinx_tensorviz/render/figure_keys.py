@@ -1,5 +1,6 @@
-"""What a kept figure's name covers (:mod:`.figure_cache`): everything its HTML depends on
-besides the artifacts it read, which are checked on every use.
+"""What a kept figure's name covers (:mod:`.figure_cache`): everything its HTML depends on,
+the content hashes of the artifacts it is drawn from included; the bytes of the artifacts it read
+are checked on every use.
 
 A value left out here would show a stale figure without a word, so the key is generous: the whole
 configuration rather than the values known to matter, every file of this package rather than
@@ -14,6 +15,7 @@ import hashlib
 import os
 import re
 import sys
+from collections.abc import Sequence
 from enum import Enum
 from functools import cache
 from importlib.util import find_spec
@@ -49,6 +51,20 @@ def plain(value: Any) -> Any:
     if isinstance(value, Enum):
         return plain(value.value)
     return _ADDRESS.sub("", repr(value))
+
+
+def artifacts_drawn_from(node: Any, others: Sequence[str] = ()) -> list[str]:
+    """The content hashes of every artifact ``node`` is drawn from: its own request's, each point
+    of its sweep and the sweep's check, and ``others`` (a graph's, for its checkpoints and tours).
+
+    Part of the name, not only checked on use: an entry is checked against the artifacts it read,
+    and those still validate after the author changes an option (``:checkpoints: a`` to ``a, b``
+    names a new artifact, while the old one stays in the store), so a name without them would
+    show the old figure without a word.
+    """
+    request, sweep = node.get("request"), node.get("sweep")
+    requests = [*([request] if request is not None else []), *(sweep.requests() if sweep is not None else [])]
+    return sorted({*(r.content_hash for r in requests), *others})
 
 
 def page_key(page: Page) -> str:
