@@ -212,6 +212,31 @@ def test_zoom_buttons_and_ctrl_wheel_change_the_viewbox(open_page: Any) -> None:
     assert [float(v) for v in svg.get_attribute("viewBox").split()] == pytest.approx(home)
 
 
+@pytest.fixture(scope="module")
+def snapshot_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The snapshot root (a tiny graph with a tour and checkpoints, a heatmap), from its committed artifacts."""
+    tmp = tmp_path_factory.mktemp("tv-snapshot")
+    return build_lessons(copy_root("snapshot", tmp / "src", with_store=True), tmp / "html")
+
+
+@pytest.mark.parametrize("viewport", [{"width": 360, "height": 800}, {"width": 1280, "height": 900}])
+def test_a_short_graph_shows_no_minimap_box_beside_its_zoom_buttons(browser: Any, snapshot_site: Path,
+                                                                    viewport: dict[str, int]) -> None:
+    """Only a graph taller than the window gets a minimap; on a short one the (SVG) minimap takes no
+    room at all (an SVG element has no ``hidden`` property: it stayed a 300x150 bordered box)."""
+    with page_opener(browser, snapshot_site, viewport) as open_page:
+        page = open_page("lesson.html")
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        found = page.evaluate("""() => { const f = document.querySelector('figure.tv-graph');
+            const map = f.querySelector('.tv-zoom .tv-minimap'), r = map && map.getBoundingClientRect();
+            return {height: +f.querySelector('svg.tv-graph').getAttribute('height'), map: !!map,
+                    display: map && getComputedStyle(map).display, size: r && [r.width, r.height]}; }""")
+        assert found["map"] and found["height"] < viewport["height"]  # the script ran; the graph is short
+        assert found["display"] == "none" and found["size"] == [0, 0], found
+        page.click("figure.tv-graph .tv-zoom-in")  # redrawn on zoom: still not shown
+        assert page.locator("figure.tv-graph .tv-minimap").bounding_box() is None
+
+
 # ------------------------------------------------------------------------------------- guided tour
 
 
