@@ -378,6 +378,37 @@ def test_phone_width_has_no_horizontal_page_overflow(open_page: Any, name: str) 
     assert widths[1] <= widths[0], f"page is {widths[1]}px wide in a {widths[0]}px viewport"
 
 
+#: the smallest rendered size (px) of the texts of each figure shown: font size times the SVG's scale
+_TEXT_SIZES = """() => [...document.querySelectorAll('.tv-svg svg')].filter(svg => svg.getBoundingClientRect().width).map(svg => {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const sizes = [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+    return {cls: svg.getAttribute('class'), texts: sizes.length, smallest: Math.min(...sizes)}; })"""
+
+
+@pytest.mark.parametrize("name", ["attention-scores.html", "kv-cache.html", "positions.html", "multi-head.html",
+                                  "hf-vit.html", GRAPH_PAGE])
+def test_phone_width_keeps_figure_text_at_12px_and_folds_the_reproduce_hashes(open_page: Any, name: str) -> None:
+    """A heatmap wider than a phone keeps its text size and scrolls in its region, as graphs do; the
+    reproduce lists (file names with their sha256) are folded until asked for."""
+    page = open_page(name, viewport={"width": 360, "height": 800})
+    page.evaluate("document.querySelectorAll('details.tv-reveal').forEach(d => { d.open = true; })")
+    figures = [f for f in page.evaluate(_TEXT_SIZES) if f["texts"]]
+    assert any(f["cls"] == "tv-svg-heatmap" for f in figures)
+    small = [f for f in figures if f["smallest"] < 12 - 0.01]
+    assert not small, f"text drawn under 12 px at a 360 px viewport: {small}"
+    outside = page.evaluate("""() => [...document.querySelectorAll('.tv-svg svg')].filter(svg => {
+        const region = svg.closest('.tv-scroll');  // the figure scrolls in its region, not the page
+        return !region || region.getBoundingClientRect().right > document.documentElement.clientWidth + 1;
+    }).map(svg => svg.getAttribute('aria-labelledby'))""")
+    assert not outside, f"figures wider than the page: {outside}"
+    hashes = page.locator(".tv-downloads .tv-sha")
+    assert hashes.count() >= 1 and not any(hashes.nth(i).is_visible() for i in range(hashes.count()))
+    first = page.locator(".tv-downloads > summary").first
+    first.scroll_into_view_if_needed()
+    first.click()
+    assert page.locator(".tv-downloads").first.locator(".tv-sha").first.is_visible()
+
+
 # ------------------------------------------------------------------------ expand and collapse modules
 
 

@@ -24,7 +24,6 @@ from .html_nodes import (
     tv_html_figure,
     tv_html_markup,
     tv_html_reveal,
-    tv_html_scroll,
 )
 from .latex import tv_latex_graphic, tv_latex_grid
 from .parts import FigureParts
@@ -64,10 +63,9 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: 
     prediction = prompt.prediction
     figure = tv_html_figure(ids=[figure_id], classes=classes)
     svg = parts.svg.replace(ID_TOKEN, figure_id)
-    picture: nodes.Element = tv_html_scroll(label=f"Figure: {parts.title}") if parts.wide else nodes.container(
-        classes=["tv-picture"]
-    )
-    picture += markup(f'<div class="tv-svg">{svg}</div>')
+    # every picture keeps its natural size and scrolls in its own region where the column is
+    # narrower: shrunk to fit a phone, its text would fall below 12 px
+    picture = scroll_region(markup(f'<div class="tv-svg">{svg}</div>'), f"Figure: {parts.title}")
     extras = [
         markup(n["markup"].replace(ID_TOKEN, figure_id)) if isinstance(n, tv_html_markup) else n
         for n in parts.extra_html

@@ -13,7 +13,9 @@ from docutils import nodes
 
 from ...core.hashing import sha256_text
 from ...core.locations import recorded_project_file
+from ...core.words import plural
 from ...execute.reproduce import requirements_txt, run_py
+from ...render.html_nodes import tv_html_tag
 from ...render.outputs import OUTPUT_FOLDER, write_if_changed
 
 
@@ -57,9 +59,13 @@ def write_downloads(artifact: dict[str, Any], stored: bytes, svg: str, srcdir: P
 
 
 def downloads_list(files: list[Download], href: Any) -> nodes.Element:
-    """A list of links (``href(name)`` gives the URL, or ``None`` for no link)."""
-    box = nodes.container(classes=["tv-downloads", "no-search"])  # file names, sizes and hashes
-    box += nodes.paragraph("", "", nodes.strong("", "Reproduce this figure"))
+    """A list of links (``href(name)`` gives the URL, or ``None`` for no link), folded: with their
+    sha256s the lines took over a phone screen under every figure."""
+    # file names, sizes and hashes: not searched
+    box = tv_html_tag(tag="details", attrs={"class": "tv-downloads no-search"}, classes=["no-search"])
+    summary = tv_html_tag(tag="summary", attrs={})
+    summary += nodes.Text(f"Reproduce this figure ({plural(len(files), 'file')})")
+    box += summary
     items = nodes.bullet_list()
     for item in files:
         para = nodes.paragraph()

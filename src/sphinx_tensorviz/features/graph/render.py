@@ -92,7 +92,7 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
                             f'data-key="{key}"></span>'))
     extra.extend(panels.values())
     return FigureParts(
-        title=title, alt=alt, svg=svg, details=details, wide=True,
+        title=title, alt=alt, svg=svg, details=details,
         draw_pdf=lambda path: graph_pdf(layout(), path, markers), extra_html=extra,
     )
 
