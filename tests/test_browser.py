@@ -212,6 +212,21 @@ def test_zoom_buttons_and_ctrl_wheel_change_the_viewbox(open_page: Any) -> None:
     assert [float(v) for v in svg.get_attribute("viewBox").split()] == pytest.approx(home)
 
 
+def test_a_question_with_choices_is_shown_once_and_names_the_radio_group(open_page: Any) -> None:
+    """The prompt box shows the question; the radio group's legend names the group for a screen
+    reader without printing the question a second time."""
+    page = open_page("softmax-scaling.html")
+    question = "As the divisor grows from 1 to 16, what happens to each query's weights over the eight keys?"
+    figure = page.locator("figure.tv-figure", has=page.locator("form.tv-choices"))
+    assert figure.count() == 1 and figure.locator("form.tv-choices").is_visible()  # the script ran
+    shown = figure.evaluate("""(f, q) => [...f.querySelectorAll('*')].filter(e =>
+        [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.includes(q))
+        && e.checkVisibility() && e.getBoundingClientRect().width > 1).length""", question)
+    assert shown == 1
+    assert figure.get_by_role("group", name=question).count() == 1  # the fieldset's accessible name
+    assert figure.get_by_role("radio").count() == 3
+
+
 @pytest.fixture(scope="module")
 def snapshot_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The snapshot root (a tiny graph with a tour and checkpoints, a heatmap), from its committed artifacts."""
