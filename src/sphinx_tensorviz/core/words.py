@@ -12,4 +12,4 @@ __all__ = ["plural"]
 def plural(count: int, noun: str, many: str | None = None) -> str:
     """``count`` and ``noun``, in the plural unless ``count`` is one (``many`` for irregular
     plurals: ``plural(2, "axis", "axes")``)."""
-    return f"{count} {noun if count == 1 else (many or noun + 's')}"
+    return f"{count:,} {noun if count == 1 else (many or noun + 's')}"

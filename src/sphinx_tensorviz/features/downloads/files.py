@@ -71,7 +71,7 @@ def downloads_list(files: list[Download], href: Any) -> nodes.Element:
         para = nodes.paragraph()
         url = href(item.name)
         para += nodes.reference("", item.name, refuri=url) if url else nodes.literal("", item.name)
-        para += nodes.Text(f" · {item.size:,} bytes · sha256 ")
+        para += nodes.Text(f" · {plural(item.size, 'byte')} · sha256 ")
         para += nodes.literal("", item.sha256, classes=["tv-sha"])
         items += nodes.list_item("", para)
     box += items

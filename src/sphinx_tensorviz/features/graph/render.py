@@ -17,6 +17,7 @@ from docutils import nodes
 from sphinx.util.osutil import relative_uri
 
 from ...core.hashing import digest
+from ...core.words import plural
 from ...render.cache import artifact_key
 from ...render.checks import checks_list
 from ...render.graph_frames import frame_files, write_frame_files
@@ -42,7 +43,8 @@ def graph_alt(graph: dict[str, Any], depth: int) -> str:
     shape = graph.get("output", {}).get("shape")
     out = f" to an output of shape {'×'.join(map(str, shape))}" if shape else ""
     return (
-        f"Computation graph of one forward pass: {len(layers)} layers and ops in {len(modules)} modules, "
+        f"Computation graph of one forward pass: {plural(len(layers), 'layer or op', 'layers and ops')} in "
+        f"{plural(len(modules), 'module')}, "
         f"from the input{out}. Top level, in order: {', '.join(top)}. "
         f"Modules deeper than level {depth} are drawn collapsed."
     )
