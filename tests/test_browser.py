@@ -227,6 +227,42 @@ def test_a_question_with_choices_is_shown_once_and_names_the_radio_group(open_pa
     assert figure.get_by_role("radio").count() == 3
 
 
+#: for each catalogue thumbnail: its file and the part of the picture the reader sees, in picture units
+_THUMBNAILS = """() => [...document.querySelectorAll('img.tv-thumbnail')].map(img => {
+    const box = img.getBoundingClientRect(), fit = getComputedStyle(img).objectFit;
+    const scale = (fit === 'cover' ? Math.max : Math.min)(box.width / img.naturalWidth, box.height / img.naturalHeight);
+    return {src: img.getAttribute('src'), width: img.naturalWidth, height: img.naturalHeight, scale: scale,
+            seenWidth: Math.min(img.naturalWidth, box.width / scale),
+            seenHeight: Math.min(img.naturalHeight, box.height / scale)}; })"""
+
+
+def test_catalogue_thumbnails_show_whole_heatmaps_and_more_of_a_graph_than_its_input(open_page: Any,
+                                                                                     site: Path) -> None:
+    """A heatmap preview keeps its row labels (nothing cut off); a graph preview shows boxes of the
+    graph, not only its legend and input, at a size where they can be told apart (the preview of a
+    tall graph is its top part)."""
+    page = open_page("index.html")
+    thumbnails = page.evaluate(_THUMBNAILS)
+    assert len(thumbnails) >= 8
+    graphs = 0
+    for thumb in thumbnails:
+        picture = page.context.new_page()
+        picture.goto((site / thumb["src"]).as_uri())
+        kind = picture.evaluate("document.documentElement.getAttribute('class')")
+        if kind == "tv-svg-heatmap":
+            assert thumb["seenWidth"] == pytest.approx(thumb["width"], abs=1), thumb  # row labels included
+            assert thumb["seenHeight"] == pytest.approx(thumb["height"], abs=1), thumb
+        elif kind == "tv-graph":
+            graphs += 1
+            scale = thumb["height"] / picture.evaluate("document.documentElement.viewBox.baseVal.height")
+            seen = picture.evaluate("""bottom => [...document.querySelectorAll('g.tv-node')]
+                .filter(n => n.getBoundingClientRect().bottom <= bottom).length""", thumb["seenHeight"] / scale)
+            assert seen >= 3, f"{thumb['src']}: {seen} boxes of the graph in its thumbnail"
+            assert thumb["scale"] >= 0.15, thumb  # drawn big enough to tell the boxes apart, not a sliver
+        picture.close()
+    assert graphs >= 4
+
+
 @pytest.fixture(scope="module")
 def snapshot_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The snapshot root (a tiny graph with a tour and checkpoints, a heatmap), from its committed artifacts."""

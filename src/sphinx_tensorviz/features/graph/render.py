@@ -69,7 +69,8 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     href = partial(source_line_href, shown=frozenset(panels))
     drawn = digest({"renderer": renderer_hash, "panels": sorted(panels)})  # links depend on the panels shown
     svg = ctx.cache.svg(recording, drawn, lambda: graph_to_svg(
-        graph, layout(), id_prefix=ID_TOKEN, title=title, desc=alt, source_href=href, markers=markers))
+        graph, layout(), id_prefix=ID_TOKEN, title=title, desc=alt, source_href=href, markers=markers,
+        preview=render.get("preview", False)))
     outline_json = ctx.cache.text(recording, drawn, "outline.json", lambda: json.dumps(
         outline_to_json(graph_outline(graph, depth=depth, expand=expand, layout=layout())), ensure_ascii=False))
     details: list[nodes.Node] = []
