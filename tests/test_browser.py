@@ -452,6 +452,10 @@ def test_phone_width_keeps_figure_text_at_12px_and_folds_the_reproduce_hashes(op
         return !region || region.getBoundingClientRect().right > document.documentElement.clientWidth + 1;
     }).map(svg => svg.getAttribute('aria-labelledby'))""")
     assert not outside, f"figures wider than the page: {outside}"
+    wide = page.evaluate("""() => [...document.querySelectorAll('figure.tv-figure *')].filter(e =>
+        e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !e.closest('.tv-scroll'))
+        .map(e => e.tagName + '.' + (e.getAttribute('class') || ''))""")
+    assert not wide, f"parts of figures that widen the page: {wide[:5]}"  # tables at a sweep's points too
     hashes = page.locator(".tv-downloads .tv-sha")
     assert hashes.count() >= 1 and not any(hashes.nth(i).is_visible() for i in range(hashes.count()))
     first = page.locator(".tv-downloads > summary").first

@@ -24,6 +24,7 @@ from .html_nodes import (
     tv_html_figure,
     tv_html_markup,
     tv_html_reveal,
+    tv_html_scroll,
 )
 from .latex import tv_latex_graphic, tv_latex_grid
 from .parts import FigureParts
@@ -90,10 +91,19 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: 
 
 
 def _scrolling(details: list[nodes.Node], title: str) -> nodes.Element:
-    """Tables get a focusable scroll region so they never overflow a phone screen."""
+    """Tables get a focusable scroll region so they never overflow a phone screen, those nested in
+    a detail too (a sweep's table at each point, in its list of points)."""
     box = nodes.container(classes=["tv-details"])
     for node in details:
-        box += scroll_region(node, f"Data table for {title}") if isinstance(node, nodes.table) else node
+        if isinstance(node, nodes.table):
+            box += scroll_region(node, f"Data table for {title}")
+            continue
+        for table in list(node.findall(nodes.table)) if isinstance(node, nodes.Element) else []:
+            named = len(table) and isinstance(table[0], nodes.title)
+            region = tv_html_scroll(label=table[0].astext() if named else f"Data table for {title}")
+            table.replace_self(region)
+            region += table
+        box += node
     return box
 
 
