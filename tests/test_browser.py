@@ -227,6 +227,26 @@ def test_a_question_with_choices_is_shown_once_and_names_the_radio_group(open_pa
     assert figure.get_by_role("radio").count() == 3
 
 
+@pytest.mark.parametrize("width", [360, 1280])
+def test_without_javascript_a_sweeps_heatmaps_keep_their_size_side_by_side_without_overlap(
+        open_page: Any, width: int) -> None:
+    """The small multiples of a swept heatmap (no script) are drawn at their natural size, so their
+    text stays 12 px: side by side, each takes the room it needs, never over another, and the
+    strip scrolls in the figure's region."""
+    page = open_page("kv-cache.html", viewport={"width": width, "height": 800}, java_script_enabled=False)
+    page.evaluate("document.querySelectorAll('details.tv-reveal').forEach(d => { d.open = true; })")
+    boxes = page.evaluate("""() => [...document.querySelectorAll('.tv-sweep-point svg')].map(s => {
+        const r = s.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom,
+                                                     r.width / s.viewBox.baseVal.width]; })""")
+    assert len(boxes) == 4 and all(scale == pytest.approx(1, abs=0.01) for *_, scale in boxes)
+    for k, a in enumerate(boxes):
+        for b in boxes[k + 1:]:
+            overlap = min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+            assert not overlap, (a, b)
+    assert len({top for _, top, *_ in boxes}) == 1  # one row
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
 #: for each catalogue thumbnail: its file and the part of the picture the reader sees, in picture units
 _THUMBNAILS = """() => [...document.querySelectorAll('img.tv-thumbnail')].map(img => {
     const box = img.getBoundingClientRect(), fit = getComputedStyle(img).objectFit;
