@@ -158,9 +158,6 @@ def test_a_warm_pool_parent_has_every_worker_entry_and_no_sphinx() -> None:
 
 #: calls that change the whole interpreter a build runs in, for every extension in it
 PROCESS_WIDE = frozenset({"setswitchinterval", "register_at_fork"})
-#: modules another branch is rewriting (issue 25's figure cache): until it lands they keep their
-#: ``vars(app)`` entries; the test below fails once one of them is clean, so the list shrinks with it
-PENDING_APP_STATE = frozenset({"render/figure_cache.py", "render/figure_keys.py"})
 
 
 def process_wide_calls(tree: ast.AST) -> list[str]:
@@ -197,9 +194,6 @@ def test_no_module_changes_the_interpreter_for_the_whole_process(path: Path) -> 
 def test_no_module_keeps_state_in_attributes_of_the_application(path: Path) -> None:
     """State goes in the environment or in a ``core.per_app.PerApp`` slot, not in ``app._tensorviz_*``."""
     found = app_attributes(ast.parse(path.read_text("utf-8")))
-    if path.relative_to(PACKAGE).as_posix() in PENDING_APP_STATE:
-        assert found, f"{path.name} keeps no app attribute any more: drop it from PENDING_APP_STATE"
-        return
     assert not found, f"{path.name} keeps state on the Sphinx application: {found}"
 
 

@@ -212,6 +212,102 @@ def test_zoom_buttons_and_ctrl_wheel_change_the_viewbox(open_page: Any) -> None:
     assert [float(v) for v in svg.get_attribute("viewBox").split()] == pytest.approx(home)
 
 
+def test_a_question_with_choices_is_shown_once_and_names_the_radio_group(open_page: Any) -> None:
+    """The prompt box shows the question; the radio group's legend names the group for a screen
+    reader without printing the question a second time."""
+    page = open_page("softmax-scaling.html")
+    question = "As the divisor grows from 1 to 16, what happens to each query's weights over the eight keys?"
+    figure = page.locator("figure.tv-figure", has=page.locator("form.tv-choices"))
+    assert figure.count() == 1 and figure.locator("form.tv-choices").is_visible()  # the script ran
+    shown = figure.evaluate("""(f, q) => [...f.querySelectorAll('*')].filter(e =>
+        [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.includes(q))
+        && e.checkVisibility() && e.getBoundingClientRect().width > 1).length""", question)
+    assert shown == 1
+    assert figure.get_by_role("group", name=question).count() == 1  # the fieldset's accessible name
+    assert figure.get_by_role("radio").count() == 3
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_without_javascript_a_sweeps_heatmaps_keep_their_size_side_by_side_without_overlap(
+        open_page: Any, width: int) -> None:
+    """The small multiples of a swept heatmap (no script) are drawn at their natural size, so their
+    text stays 12 px: side by side, each takes the room it needs, never over another, and the
+    strip scrolls in the figure's region."""
+    page = open_page("kv-cache.html", viewport={"width": width, "height": 800}, java_script_enabled=False)
+    page.evaluate("document.querySelectorAll('details.tv-reveal').forEach(d => { d.open = true; })")
+    boxes = page.evaluate("""() => [...document.querySelectorAll('.tv-sweep-point svg')].map(s => {
+        const r = s.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom,
+                                                     r.width / s.viewBox.baseVal.width]; })""")
+    assert len(boxes) == 4 and all(scale == pytest.approx(1, abs=0.01) for *_, scale in boxes)
+    for k, a in enumerate(boxes):
+        for b in boxes[k + 1:]:
+            overlap = min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+            assert not overlap, (a, b)
+    assert len({top for _, top, *_ in boxes}) == 1  # one row
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+#: for each catalogue thumbnail: its file and the part of the picture the reader sees, in picture units
+_THUMBNAILS = """() => [...document.querySelectorAll('img.tv-thumbnail')].map(img => {
+    const box = img.getBoundingClientRect(), fit = getComputedStyle(img).objectFit;
+    const scale = (fit === 'cover' ? Math.max : Math.min)(box.width / img.naturalWidth, box.height / img.naturalHeight);
+    return {src: img.getAttribute('src'), width: img.naturalWidth, height: img.naturalHeight, scale: scale,
+            seenWidth: Math.min(img.naturalWidth, box.width / scale),
+            seenHeight: Math.min(img.naturalHeight, box.height / scale)}; })"""
+
+
+def test_catalogue_thumbnails_show_whole_heatmaps_and_more_of_a_graph_than_its_input(open_page: Any,
+                                                                                     site: Path) -> None:
+    """A heatmap preview keeps its row labels (nothing cut off); a graph preview shows boxes of the
+    graph, not only its legend and input, at a size where they can be told apart (the preview of a
+    tall graph is its top part)."""
+    page = open_page("index.html")
+    thumbnails = page.evaluate(_THUMBNAILS)
+    assert len(thumbnails) >= 8
+    graphs = 0
+    for thumb in thumbnails:
+        picture = page.context.new_page()
+        picture.goto((site / thumb["src"]).as_uri())
+        kind = picture.evaluate("document.documentElement.getAttribute('class')")
+        if kind == "tv-svg-heatmap":
+            assert thumb["seenWidth"] == pytest.approx(thumb["width"], abs=1), thumb  # row labels included
+            assert thumb["seenHeight"] == pytest.approx(thumb["height"], abs=1), thumb
+        elif kind == "tv-graph":
+            graphs += 1
+            scale = thumb["height"] / picture.evaluate("document.documentElement.viewBox.baseVal.height")
+            seen = picture.evaluate("""bottom => [...document.querySelectorAll('g.tv-node')]
+                .filter(n => n.getBoundingClientRect().bottom <= bottom).length""", thumb["seenHeight"] / scale)
+            assert seen >= 3, f"{thumb['src']}: {seen} boxes of the graph in its thumbnail"
+            assert thumb["scale"] >= 0.15, thumb  # drawn big enough to tell the boxes apart, not a sliver
+        picture.close()
+    assert graphs >= 4
+
+
+@pytest.fixture(scope="module")
+def snapshot_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The snapshot root (a tiny graph with a tour and checkpoints, a heatmap), from its committed artifacts."""
+    tmp = tmp_path_factory.mktemp("tv-snapshot")
+    return build_lessons(copy_root("snapshot", tmp / "src", with_store=True), tmp / "html")
+
+
+@pytest.mark.parametrize("viewport", [{"width": 360, "height": 800}, {"width": 1280, "height": 900}])
+def test_a_short_graph_shows_no_minimap_box_beside_its_zoom_buttons(browser: Any, snapshot_site: Path,
+                                                                    viewport: dict[str, int]) -> None:
+    """Only a graph taller than the window gets a minimap; on a short one the (SVG) minimap takes no
+    room at all (an SVG element has no ``hidden`` property: it stayed a 300x150 bordered box)."""
+    with page_opener(browser, snapshot_site, viewport) as open_page:
+        page = open_page("lesson.html")
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        found = page.evaluate("""() => { const f = document.querySelector('figure.tv-graph');
+            const map = f.querySelector('.tv-zoom .tv-minimap'), r = map && map.getBoundingClientRect();
+            return {height: +f.querySelector('svg.tv-graph').getAttribute('height'), map: !!map,
+                    display: map && getComputedStyle(map).display, size: r && [r.width, r.height]}; }""")
+        assert found["map"] and found["height"] < viewport["height"]  # the script ran; the graph is short
+        assert found["display"] == "none" and found["size"] == [0, 0], found
+        page.click("figure.tv-graph .tv-zoom-in")  # redrawn on zoom: still not shown
+        assert page.locator("figure.tv-graph .tv-minimap").bounding_box() is None
+
+
 # ------------------------------------------------------------------------------------- guided tour
 
 
@@ -351,6 +447,41 @@ def test_phone_width_has_no_horizontal_page_overflow(open_page: Any, name: str) 
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     widths = page.evaluate("() => [document.documentElement.clientWidth, document.documentElement.scrollWidth]")
     assert widths[1] <= widths[0], f"page is {widths[1]}px wide in a {widths[0]}px viewport"
+
+
+#: the smallest rendered size (px) of the texts of each figure shown: font size times the SVG's scale
+_TEXT_SIZES = """() => [...document.querySelectorAll('.tv-svg svg')].filter(svg => svg.getBoundingClientRect().width).map(svg => {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const sizes = [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+    return {cls: svg.getAttribute('class'), texts: sizes.length, smallest: Math.min(...sizes)}; })"""
+
+
+@pytest.mark.parametrize("name", ["attention-scores.html", "kv-cache.html", "positions.html", "multi-head.html",
+                                  "hf-vit.html", GRAPH_PAGE])
+def test_phone_width_keeps_figure_text_at_12px_and_folds_the_reproduce_hashes(open_page: Any, name: str) -> None:
+    """A heatmap wider than a phone keeps its text size and scrolls in its region, as graphs do; the
+    reproduce lists (file names with their sha256) are folded until asked for."""
+    page = open_page(name, viewport={"width": 360, "height": 800})
+    page.evaluate("document.querySelectorAll('details.tv-reveal').forEach(d => { d.open = true; })")
+    figures = [f for f in page.evaluate(_TEXT_SIZES) if f["texts"]]
+    assert any(f["cls"] == "tv-svg-heatmap" for f in figures)
+    small = [f for f in figures if f["smallest"] < 12 - 0.01]
+    assert not small, f"text drawn under 12 px at a 360 px viewport: {small}"
+    outside = page.evaluate("""() => [...document.querySelectorAll('.tv-svg svg')].filter(svg => {
+        const region = svg.closest('.tv-scroll');  // the figure scrolls in its region, not the page
+        return !region || region.getBoundingClientRect().right > document.documentElement.clientWidth + 1;
+    }).map(svg => svg.getAttribute('aria-labelledby'))""")
+    assert not outside, f"figures wider than the page: {outside}"
+    wide = page.evaluate("""() => [...document.querySelectorAll('figure.tv-figure *')].filter(e =>
+        e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !e.closest('.tv-scroll'))
+        .map(e => e.tagName + '.' + (e.getAttribute('class') || ''))""")
+    assert not wide, f"parts of figures that widen the page: {wide[:5]}"  # tables at a sweep's points too
+    hashes = page.locator(".tv-downloads .tv-sha")
+    assert hashes.count() >= 1 and not any(hashes.nth(i).is_visible() for i in range(hashes.count()))
+    first = page.locator(".tv-downloads > summary").first
+    first.scroll_into_view_if_needed()
+    first.click()
+    assert page.locator(".tv-downloads").first.locator(".tv-sha").first.is_visible()
 
 
 # ------------------------------------------------------------------------ expand and collapse modules

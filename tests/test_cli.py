@@ -127,7 +127,7 @@ def test_course_verify_transformers_heatmap(course: Path, capsys: pytest.Capture
     assert code == 0, out
     assert re.search(r"^ok +transformers-03\.md:\d+ tv-heatmap \[" + T03[:12] + r"\]: compared 32 values;", out, re.M)
     assert re.search(r"^ +32 float32 values in data\.values within rtol=6\.1e-05, atol=\S+$", out, re.M), out
-    assert out.strip().endswith("1 of 1 artifacts reproduced")
+    assert out.strip().endswith("1 of 1 artifact reproduced")
     assert {p.name: p.read_bytes() for p in (course / STORE).glob("*.json")} == before  # store untouched
 
 

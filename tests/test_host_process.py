@@ -20,11 +20,6 @@ from conftest import copy_root, run_sphinx
 
 pytestmark = pytest.mark.sphinx
 
-#: set by render/figure_cache.py and render/figure_keys.py, which another branch of issue 25 is
-#: rewriting (see ``PENDING_APP_STATE`` in test_architecture.py, which fails once they are gone)
-PENDING = frozenset({"_tensorviz_figure_keys", "_tensorviz_project_files"})
-
-
 def _sphinx_handlers() -> dict[str, list[logging.Handler]]:
     """Every handler on ``sphinx`` and the loggers under it (Sphinx's own and anyone else's)."""
     found = {"sphinx": list(logging.getLogger("sphinx").handlers)}
@@ -50,7 +45,7 @@ def test_a_build_leaves_the_application_and_the_process_as_it_found_them(tmp_pat
         built = run_sphinx(src, confoverrides={"tensorviz_execution_mode": "cache-only"}, builddir=tmp_path / outdir)
         assert built.statuscode == 0 and not built.tensorviz_warnings()
         assert 'class="tv-figure tv-heatmap"' in (Path(built.app.outdir) / "index.html").read_text("utf-8")  # drawn
-        attributes = sorted(name for name in vars(built.app) if "tensorviz" in name and name not in PENDING)
+        attributes = sorted(name for name in vars(built.app) if "tensorviz" in name)
         assert not attributes, f"the extension set {attributes} on Sphinx's application"
         assert not _extension_handlers(), "a handler of the extension's was left on Sphinx's loggers"
         assert sys.getswitchinterval() == interval

@@ -141,7 +141,7 @@ def test_choices_markup_without_script(first: tuple[Path, Build]) -> None:
     # the form is hidden until the script runs; the plain list shows the choices before the reveal
     form = re.search(r'<form class="tv-choices" hidden=""[^>]*>.*?</form>', figure, flags=re.S)
     assert form and form.start() < reveal
-    assert "<fieldset><legend>Your prediction:" in form.group(0)
+    assert '<fieldset><legend class="tv-visually-hidden">Your prediction:' in form.group(0)  # named, shown once
     assert 'role="status" aria-live="polite"' in form.group(0)
     assert figure.index("A. It gets flatter (closer to uniform)") < reveal
     answer = figure.index("Answer:")

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ..config import settings
+from ..core.words import plural
 from ..execute.phase import execute_all
 from .project import add_project_arguments, open_project, print_read_warnings
 
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             failed.setdefault(request.content_hash, (project.location(request), failure))
     unique = len({r.content_hash for r in requests})
     print(f"{len(executed)} executed, {unique - len(executed) - len(failed)} already cached, "
-          f"{len(failed)} failed ({len(requests)} directives, {unique} distinct computations)")
+          f"{len(failed)} failed ({plural(len(requests), 'directive')}, {plural(unique, 'distinct computation')})")
     for content_hash, (location, failure) in sorted(failed.items(), key=lambda kv: kv[1][0]):
         print(f"failed: {location} [{content_hash[:12]}] {failure.get('subtype', 'execution')}: "
               f"{failure.get('message', '')}  (tensorviz show {content_hash[:12]})")

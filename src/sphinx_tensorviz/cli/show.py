@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..core.words import plural
 from ..store.artifacts import ArtifactStore, StoreProblem
 from .project import CliError, add_project_arguments, open_project
 from .table import table
@@ -71,9 +72,9 @@ def data_summary(data: dict[str, Any]) -> str:
     if data.get("kind") == "graph":
         shape = data.get("output", {}).get("shape")
         acts = data.get("activations") or {}
-        return (f"graph of {data.get('modelFile', '?')}: {len(data.get('layers', []))} nodes, "
-                f"{len(data.get('connections', []))} connections, output shape {shape}, "
-                f"{len(acts)} recorded checkpoint(s)" + (f" ({', '.join(acts)})" if acts else ""))
+        return (f"graph of {data.get('modelFile', '?')}: {plural(len(data.get('layers', [])), 'node')}, "
+                f"{plural(len(data.get('connections', [])), 'connection')}, output shape {shape}, "
+                f"{plural(len(acts), 'recorded checkpoint')}" + (f" ({', '.join(acts)})" if acts else ""))
     return str(data.get("kind", "?"))
 
 

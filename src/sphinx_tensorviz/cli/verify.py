@@ -19,6 +19,7 @@ from typing import Any
 from sphinx.util.display import status_iterator
 
 from ..core.state import all_requests
+from ..core.words import plural
 from ..execute.dask_executor import executor_for
 from ..execute.phase import job_for
 from ..execute.runner import run_settings
@@ -60,7 +61,7 @@ class Group:
 
     def describe(self) -> str:
         note = " (dtype not recorded: compared as float32)" if self.assumed else ""
-        return f"{self.count} {self.dtype} values in {self.where} within rtol={self.rtol:.2g}, atol={self.atol:.2g}{note}"
+        return f"{plural(self.count, f'{self.dtype} value')} in {self.where} within rtol={self.rtol:.2g}, atol={self.atol:.2g}{note}"
 
 
 @dataclass
@@ -233,9 +234,9 @@ def run(args: argparse.Namespace) -> int:
             if len(cmp.problems) > 10:
                 print(f"          ... and {len(cmp.problems) - 10} more")
         else:
-            print(f"ok        {head}: compared {cmp.compared} values; {largest}")
+            print(f"ok        {head}: compared {plural(cmp.compared, 'value')}; {largest}")
         for group in cmp.groups:
             print(f"          {group.describe()}")
     total = len(chosen)
-    print(f"{total - mismatches} of {total} artifacts reproduced" + (f", {mismatches} did not" if mismatches else ""))
+    print(f"{total - mismatches} of {plural(total, 'artifact')} reproduced" + (f", {mismatches} did not" if mismatches else ""))
     return 1 if mismatches else 0

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..core.layouts import LAYOUTS, normalise_layout
+from ..core.words import plural
 from .layout_hints import AMBIGUOUS_HEADS
 from .results import BadResult, dtype_name, is_complex, to_numpy
 
@@ -128,7 +129,7 @@ def _tokens(array: np.ndarray, token: int) -> dict[str, Any]:
     """One token's feature vector from ``[..., tokens, features]`` (the first batch element)."""
     rows = array.reshape(-1, array.shape[-2], array.shape[-1])[0]
     if not -rows.shape[0] <= token < rows.shape[0]:
-        raise BadResult(f":token: {token} is outside the {rows.shape[0]} tokens of shape {array.shape}")
+        raise BadResult(f":token: {token} is outside the {plural(rows.shape[0], 'token')} of shape {array.shape}")
     vector = rows[token]
     position = token if token >= 0 else rows.shape[0] + token
     return {"token": int(position), "values": [float(v) for v in vector], "metrics": _metrics(vector, vector.shape[0])}

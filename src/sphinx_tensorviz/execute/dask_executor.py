@@ -34,6 +34,7 @@ from typing import Any
 from sphinx.util import logging
 
 from ..core.protocol import Job
+from ..core.words import plural
 from ..warnings_ import Subtype, warn
 from .executors import LOCAL_CLUSTER
 from .portable import PortableJobError, materialise, portable_job
@@ -151,7 +152,7 @@ def _outcome(key: str, future: Any, attempt: int) -> Outcome | None:
     except KilledWorker as exc:
         if attempt < RETRIES:
             return None
-        return crashed(key, f"the Dask worker running it was lost {attempt + 1} times ({exc}); it was killed or ran "
+        return crashed(key, f"the Dask worker running it was lost {plural(attempt + 1, 'time')} ({exc}); it was killed or ran "
                             "out of memory, or its machine went away. Check the Dask workers' logs, then build again")
     except Exception as exc:  # noqa: BLE001 - any error of the task's machinery fails this figure only
         return crashed(key, f"the Dask task failed: {type(exc).__name__}: {exc}")

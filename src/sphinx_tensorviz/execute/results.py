@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.words import plural
 from .loader import BadResult
 
 __all__ = ["BadResult", "dtype_name", "heatmap_data", "is_complex", "to_numpy"]
@@ -59,7 +60,7 @@ def _labels(spec: Any, count: int, index: str, what: str) -> list[str]:
     """Row/column labels: a list, or a pattern like ``token {i}``."""
     if isinstance(spec, list):
         if len(spec) != count:
-            raise BadResult(f"{len(spec)} {what} labels given for {count} {what}s")
+            raise BadResult(f"{plural(len(spec), f'{what} label')} given for {plural(count, what)}")
         return [str(s) for s in spec]
     pattern = spec if isinstance(spec, str) and spec else f"{what} {{{index}}}"
     try:
@@ -92,7 +93,7 @@ def heatmap_data(value: Any, options: dict[str, Any],
         check_shape(*array.shape)
     if not np.isfinite(array).all():
         bad = int((~np.isfinite(array)).sum())
-        raise BadResult(f"{bad} of {array.size} values are NaN or infinite")
+        raise BadResult(f"{plural(bad, 'value')} of {array.size} {'is' if bad == 1 else 'are'} NaN or infinite")
     n_rows, n_cols = array.shape
     return {
         "kind": "heatmap",

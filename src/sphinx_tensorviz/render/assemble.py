@@ -64,10 +64,9 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: 
     prediction = prompt.prediction
     figure = tv_html_figure(ids=[figure_id], classes=classes)
     svg = parts.svg.replace(ID_TOKEN, figure_id)
-    picture: nodes.Element = tv_html_scroll(label=f"Figure: {parts.title}") if parts.wide else nodes.container(
-        classes=["tv-picture"]
-    )
-    picture += markup(f'<div class="tv-svg">{svg}</div>')
+    # every picture keeps its natural size and scrolls in its own region where the column is
+    # narrower: shrunk to fit a phone, its text would fall below 12 px
+    picture = scroll_region(markup(f'<div class="tv-svg">{svg}</div>'), f"Figure: {parts.title}")
     extras = [
         markup(n["markup"].replace(ID_TOKEN, figure_id)) if isinstance(n, tv_html_markup) else n
         for n in parts.extra_html
@@ -92,10 +91,19 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: 
 
 
 def _scrolling(details: list[nodes.Node], title: str) -> nodes.Element:
-    """Tables get a focusable scroll region so they never overflow a phone screen."""
+    """Tables get a focusable scroll region so they never overflow a phone screen, those nested in
+    a detail too (a sweep's table at each point, in its list of points)."""
     box = nodes.container(classes=["tv-details"])
     for node in details:
-        box += scroll_region(node, f"Data table for {title}") if isinstance(node, nodes.table) else node
+        if isinstance(node, nodes.table):
+            box += scroll_region(node, f"Data table for {title}")
+            continue
+        for table in list(node.findall(nodes.table)) if isinstance(node, nodes.Element) else []:
+            named = len(table) and isinstance(table[0], nodes.title)
+            region = tv_html_scroll(label=table[0].astext() if named else f"Data table for {title}")
+            table.replace_self(region)
+            region += table
+        box += node
     return box
 
 

@@ -3,7 +3,8 @@
 Every builder gets the choices as a lettered list after the question, and the answer (which
 choice the recorded data supports, and why each choice is or is not right) with the figure:
 inside the HTML reveal, after the picture elsewhere. In HTML, ``tensorviz-explore.js`` turns the
-list into a radio group (fieldset and legend) with a button that commits the pick, reveals the
+list into a radio group (a fieldset whose legend, visually hidden, repeats the question shown
+just above it for screen readers) with a button that commits the pick, reveals the
 figure and says in an ``aria-live`` region whether the pick matched. The pick is kept only in
 the reader's browser (``localStorage``, keyed by the figure id).
 """
@@ -66,7 +67,9 @@ def choices_form(choices: list[dict[str, Any]], prediction: str) -> str:
     right = next(i for i, c in enumerate(choices) if c["correct"])
     markup = (
         f'<form class="tv-choices" hidden="" data-tv-answer="{right}">'
-        f'<fieldset><legend>Your prediction: {svg.text(prediction)}</legend>{radios}</fieldset>'
+        # the legend names the group for a screen reader; the question is shown just above it
+        f'<fieldset><legend class="tv-visually-hidden">Your prediction: {svg.text(prediction)}</legend>'
+        f'{radios}</fieldset>'
         f'<button type="submit" class="tv-commit">Commit my prediction and reveal the figure</button>'
         f'<p class="tv-choice-result" role="status" aria-live="polite"></p></form>'
     )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.words import plural
+
 
 def fmt(value: float, digits: int = 4) -> str:
     """A compact number for text and tables (``digits`` significant digits, real minus sign)."""
@@ -57,7 +59,7 @@ def heatmap_alt(data: dict[str, Any]) -> str:
     flat = [v for row in values for v in row]
     what = data.get("unit") or "values"
     return (
-        f"Heatmap of {what}: {len(rows)} rows ({rows[0]} to {rows[-1]}) by {len(cols)} columns "
+        f"Heatmap of {what}: {plural(len(rows), 'row')} ({rows[0]} to {rows[-1]}) by {plural(len(cols), 'column')} "
         f"({cols[0]} to {cols[-1]}), ranging from {fmt(min(flat))} to {fmt(max(flat))}. {pattern(data)}"
     )
 

@@ -15,8 +15,10 @@ as the HTML its nodes translate to, in the drawing cache (:mod:`.cache`), with
 
 An entry is one file, laid out by :mod:`.figure_entries`.
 
-The entry's name covers everything else the HTML depends on: the figure node (its request,
-options and ids), the notes page passes left for it, the page and its builder, the builder's
+The entry's name covers everything else the HTML depends on: the content hashes of the
+artifacts the figure is drawn from (its own, its sweep's, and for checkpoints and tours their
+graph's: an old artifact still passes the byte-for-byte check after an option names a new one),
+the figure node (its request, options and ids), the notes page passes left for it, the page and its builder, the builder's
 translator and node handlers, the whole configuration, the versions of Sphinx, docutils, Pygments
 and Python, the files of this package and of any other package that registered a figure kind.
 
@@ -47,9 +49,10 @@ from sphinx.search import WordCollector
 from ..config import app_of
 from ..core.hashing import digest
 from ..core.locations import recorded_project_file
+from ..core.per_app import PerApp
 from .cache import RenderCache
 from .figure_entries import decode_entry, encode_entry, well_formed
-from .figure_keys import FORMAT_VERSION, page_key, plain
+from .figure_keys import FORMAT_VERSION, artifacts_drawn_from, page_key, plain
 from .html_nodes import (
     translated,
     tv_html_caption,
@@ -131,6 +134,7 @@ class FigureCache:
             return None
         notes = {name: self.page.render_notes.get(name) for name in node["names"]}
         return digest({"page": self.page_key, "kind": type(node).__name__, "node": plain(node.attributes),
+                       "artifacts": artifacts_drawn_from(node, drawn_from),
                        "notes": plain(notes), "context": plain(context),
                        "children": node.pformat() if len(node) else ""})
 
@@ -288,6 +292,10 @@ def _inputs_digest(page: Page, hashes: list[str]) -> str | None:
     return digest(state)
 
 
+#: what :func:`_project_file` found, per application, by the file's identity, size and time
+_PROJECT_FILES: PerApp[dict[tuple[Any, ...], tuple[bool, str | None]]] = PerApp(dict)
+
+
 def _project_file(page: Page, relative: str, recorded: str) -> tuple[bool, str | None]:
     """Whether the downloads and source panels show the project file ``relative``
     (:func:`.locations.recorded_project_file`), and the sha256 of its bytes (what a download
@@ -299,7 +307,7 @@ def _project_file(page: Page, relative: str, recorded: str) -> tuple[bool, str |
         stat = path.stat()
     except OSError:
         return False, None
-    seen = vars(app_of(page.env)).setdefault("_tensorviz_project_files", {})
+    seen = _PROJECT_FILES.of(app_of(page.env))
     signature = (str(path), stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
     if signature not in seen:
         try:

@@ -1,5 +1,6 @@
-"""What a kept figure's name covers (:mod:`.figure_cache`): everything its HTML depends on
-besides the artifacts it read, which are checked on every use.
+"""What a kept figure's name covers (:mod:`.figure_cache`): everything its HTML depends on,
+the content hashes of the artifacts it is drawn from included; the bytes of the artifacts it read
+are checked on every use.
 
 A value left out here would show a stale figure without a word, so the key is generous: the whole
 configuration rather than the values known to matter, every file of this package rather than
@@ -14,6 +15,7 @@ import hashlib
 import os
 import re
 import sys
+from collections.abc import Sequence
 from enum import Enum
 from functools import cache
 from importlib.util import find_spec
@@ -22,6 +24,7 @@ from typing import Any
 
 from ..config import app_of
 from ..core.hashing import digest
+from ..core.per_app import PerApp
 from .page import Page
 
 #: the layout of a kept figure; a new one never reads an old one
@@ -51,6 +54,25 @@ def plain(value: Any) -> Any:
     return _ADDRESS.sub("", repr(value))
 
 
+def artifacts_drawn_from(node: Any, others: Sequence[str] = ()) -> list[str]:
+    """The content hashes of every artifact ``node`` is drawn from: its own request's, each point
+    of its sweep and the sweep's check, and ``others`` (a graph's, for its checkpoints and tours).
+
+    Part of the name, not only checked on use: an entry is checked against the artifacts it read,
+    and those still validate after the author changes an option (``:checkpoints: a`` to ``a, b``
+    names a new artifact, while the old one stays in the store), so a name without them would
+    show the old figure without a word.
+    """
+    request, sweep = node.get("request"), node.get("sweep")
+    requests = [*([request] if request is not None else []), *(sweep.requests() if sweep is not None else [])]
+    return sorted({*(r.content_hash for r in requests), *others})
+
+
+#: each builder's page key, per application (computed once a build: the configuration and the code
+#: do not change within it)
+_PAGE_KEYS: PerApp[dict[str, str]] = PerApp(dict)
+
+
 def page_key(page: Page) -> str:
     """Everything a figure of ``page`` depends on that is not the figure node's.
 
@@ -60,7 +82,7 @@ def page_key(page: Page) -> str:
     """
     builder = page.builder
     app = app_of(page.env)
-    shared = vars(app).setdefault("_tensorviz_figure_keys", {})
+    shared = _PAGE_KEYS.of(app)
     if builder.name not in shared:  # the configuration and the code do not change within a build
         shared[builder.name] = digest({
             "version": FORMAT_VERSION, "code": _code_identity(),

@@ -42,6 +42,8 @@ __all__ = ["draw_cluster", "draw_edge_label", "draw_node", "graph_drawing", "gra
            "node_tone", "slugify"]
 
 FONT_FAMILY = "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace"
+#: height / width of a catalogue preview at most: the thumbnail's own 3:2 box (a taller graph's top is shown)
+PREVIEW_ASPECT = 2 / 3
 
 # Okabe-Ito-derived mid tones: readable strokes on white and on dark backgrounds alike.
 @dataclass(frozen=True)
@@ -333,28 +335,30 @@ def _markers(layout: GraphLayout, markers: Mapping[str, Sequence[tuple[int, str]
 
 
 def graph_to_svg(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: str, title: str, desc: str,
-                 source_href: Href = None, markers: Optional[Mapping[str, Sequence[tuple[int, str]]]] = None) -> str:
+                 source_href: Href = None, markers: Optional[Mapping[str, Sequence[tuple[int, str]]]] = None,
+                 preview: bool = False) -> str:
     """Inline SVG (no XML declaration) for ``layout`` of ``graph``; byte-identical per input.
 
     ``id_prefix`` must be a valid, page-unique HTML id (letters, digits, ``-``, ``_``); every
     element id and the scoped ``<style>`` hang off it. ``source_href(node)`` may return a URL
     for a node's source line; such nodes become focusable links. ``markers`` numbers the boxes
-    of a guided tour (see :func:`_markers`).
+    of a guided tour (see :func:`_markers`). A ``preview`` (a catalogue thumbnail) has no legend and
+    is cut to the top of a tall graph (:data:`PREVIEW_ASPECT`), so a thumbnail shows its boxes.
     """
     return write(graph_drawing(graph, layout, id_prefix=id_prefix, title=title, desc=desc, source_href=source_href,
-                               markers=markers))
+                               markers=markers, preview=preview))
 
 
 def graph_drawing(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: str, title: str, desc: str,
                   source_href: Href = None,
-                  markers: Optional[Mapping[str, Sequence[tuple[int, str]]]] = None) -> Drawing:
+                  markers: Optional[Mapping[str, Sequence[tuple[int, str]]]] = None, preview: bool = False) -> Drawing:
     """The legend above, then open modules, edges, boxes, shape labels and tour markers, in
     that order (later ones on top). Boxes missing from ``graph`` are drawn from the layout alone."""
     check_prefix(id_prefix)
     p = id_prefix
     nodes = {str(n.get("id")): n for n in reversed(list(graph.get("layers") or ()))}
     width = max(layout.width, 360.0)
-    legend, legend_h = _legend(width)
+    legend, legend_h = _legend(width) if not preview else (Group(()), 0.0)
     clusters: list[Shape] = []
     body: list[Shape] = []
     for box in layout.boxes:
@@ -368,7 +372,8 @@ def graph_drawing(graph: Mapping[str, Any], layout: GraphLayout, *, id_prefix: s
                    Group(tuple(body), cls="tv-nodes"), Group(tuple(edge_labels), cls="tv-edge-labels"),
                    Group(tuple(_markers(layout, markers or {})), cls="tv-step-markers")),
                   cls="tv-body", shift_y=legend_h)
-    return Drawing(width=width, height=layout.height + legend_h, title=title, desc=desc, id_prefix=p, cls="tv-graph",
+    height = layout.height + legend_h if not preview else min(layout.height, width * PREVIEW_ASPECT)
+    return Drawing(width=width, height=height, title=title, desc=desc, id_prefix=p, cls="tv-graph",
                    role="group", scoped=True, font_family=FONT_FAMILY,
                    children=(_style(p), Arrowhead(f"{p}-arrow", 7, ARROW_PAINT, cls="tv-arrowhead", styled=True),
                              legend, drawn))

@@ -23,7 +23,6 @@ class FigureParts:
     svg: str  #: inline SVG; ids prefixed with ``svg.ID_TOKEN``
     details: list[nodes.Node] = field(default_factory=list)  #: long description, table or outline
     draw_pdf: Callable[[Path], None] | None = None  #: writes the figure for LaTeX
-    wide: bool = False  #: scroll the SVG horizontally on narrow screens
     extra_html: list[nodes.Node] = field(default_factory=list)  #: HTML-only additions (source panel)
     #: several pictures for LaTeX, laid out as a grid: (caption, drawer) each (a sweep's points)
     pdf_grid: list[tuple[str, Callable[[Path], None]]] = field(default_factory=list)

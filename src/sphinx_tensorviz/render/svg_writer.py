@@ -37,6 +37,8 @@ SVG_NS = "http://www.w3.org/2000/svg"
 #: The arrowhead's outline in its own 10 x 10 box; its point ``(9, 5)`` sits on the path's end.
 ARROW_PATH = "M0,1L10,5L0,9z"
 Fmt = Callable[[float], str]
+#: the smallest rendered text size (px) a figure that scales to its column may shrink to
+MIN_TEXT_PX = 12.0
 
 
 def number(value: float) -> str:
@@ -62,8 +64,11 @@ def write(drawing: Drawing) -> str:
         attrs["id"] = f"{p}-svg"
     attrs.update({"class": drawing.cls, "role": drawing.role, "aria-labelledby": f"{p}-title {p}-desc",
                   "viewBox": f"0 0 {fmt(drawing.width)} {fmt(drawing.height)}"})
-    if drawing.responsive:
-        attrs.update({"width": "100%", "style": f"max-width:{fmt(drawing.width)}px;height:auto"})
+    if drawing.responsive:  # down to the width at which its smallest text is 12 px, then it scrolls
+        smallest = _smallest_text(drawing.children, drawing.font_size)
+        least = drawing.width * min(1.0, MIN_TEXT_PX / smallest) if smallest else drawing.width
+        attrs.update({"width": "100%",
+                      "style": f"max-width:{fmt(drawing.width)}px;min-width:{fmt(round(least))}px;height:auto"})
     else:
         attrs.update({"width": fmt(drawing.width), "height": fmt(drawing.height)})
     if drawing.font_size is not None:
@@ -75,6 +80,14 @@ def write(drawing: Drawing) -> str:
     for child in drawing.children:
         _add(root, child, fmt)
     return ET.tostring(root, encoding="unicode")
+
+
+def _smallest_text(shapes: tuple[Shape, ...], inherited: float | None) -> float | None:
+    """The smallest font size of the texts among ``shapes`` (``inherited`` where a text gives none)."""
+    sizes = [(shape.size or inherited) if isinstance(shape, Text) else
+             _smallest_text(shape.children, inherited) if isinstance(shape, Group) else None for shape in shapes]
+    found = [size for size in sizes if size]
+    return min(found) if found else None
 
 
 def fragment(shape: Shape, compact: bool = False) -> str:

@@ -13,6 +13,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from ...core.words import plural
+
 #: Constructor attributes worth showing for a torch.nn layer, in display order.
 LAYER_ATTRS = (
     "in_features", "out_features", "in_channels", "out_channels", "kernel_size", "stride",
@@ -152,7 +154,7 @@ def gqa_note(params: dict[str, Any]) -> str | None:
     ratio = params.get("gqa_ratio")
     if not ratio:
         return None
-    return (f"{params['kv_heads']} key/value heads, each shared by {ratio} of the "
+    return (f"{plural(params['kv_heads'], 'key/value head')}, each shared by {ratio} of the "
             f"{params['query_heads']} query heads")
 
 

@@ -24,6 +24,7 @@ from docutils import nodes
 
 from ...core.hashing import digest
 from ...core.request import renderer_fingerprint
+from ...core.words import plural
 from ...render import svg
 from ...render.assemble import prediction_node
 from ...render.bidi import isolated
@@ -138,7 +139,7 @@ def _summary(record: dict[str, Any], layout: str) -> str:
             "heads": "Head values: RMS"}.get(layout, "Feature RMS")
     text = f"{what} {fmt(metrics['rms'])} · min {fmt(metrics['min'])} · max {fmt(metrics['max'])}"
     if "heads" in metrics:
-        text += f" · {metrics['heads']} heads"
+        text += f" · {plural(metrics['heads'], 'head')}"
     if layout in ("channels", "heads") and record.get("pooledTo"):
         text += f" · maps mean-pooled to {'×'.join(map(str, record['pooledTo']))} for drawing"
     if record.get("complexPart") == "real":
@@ -152,10 +153,10 @@ def _strip(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[
     """A feature vector as a one-row heatmap; tokens say which token it is."""
     values = record["values"]
     if record.get("layout", "tokens") == "tokens":
-        label = f"{name}: token {record['token']}, {len(values)} features (axis: feature)"
+        label = f"{name}: token {record['token']}, {plural(len(values), 'feature')} (axis: feature)"
         row = f"token {record['token']}"
     else:
-        label = f"{name}: {len(values)} features (axis: feature; no token axis)"
+        label = f"{name}: {plural(len(values), 'feature')} (axis: feature; no token axis)"
         row = "features"
     columns = [f"f{j}" for j in range(len(values))]
     data = {"values": [values], "rows": [row], "columns": columns, "unit": "activation", "diverging": True}
@@ -170,7 +171,7 @@ def _maps(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[s
     unit = "channel" if layout == "channels" else "head"
     count = record["count"]
     height, width = record["mapShape"]
-    label = (f"{name}: {count} {unit}s of {height}×{width} (rows: {axes[1] if len(axes) > 1 else 'rows'}, "
+    label = (f"{name}: {plural(count, unit)} of {height}×{width} (rows: {axes[1] if len(axes) > 1 else 'rows'}, "
              f"columns: {axes[2] if len(axes) > 2 else 'columns'})")
     shown = len(record["maps"])
     if shown < count:

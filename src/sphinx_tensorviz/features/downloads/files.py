@@ -13,7 +13,9 @@ from docutils import nodes
 
 from ...core.hashing import sha256_text
 from ...core.locations import recorded_project_file
+from ...core.words import plural
 from ...execute.reproduce import requirements_txt, run_py
+from ...render.html_nodes import tv_html_tag
 from ...render.outputs import OUTPUT_FOLDER, write_if_changed
 from .archive import archive_name, instructions, reproduce_zip
 from .checked import check_download_fields
@@ -64,15 +66,19 @@ def write_downloads(artifact: dict[str, Any], stored: bytes, svg: str, srcdir: P
 
 def downloads_list(files: list[Download], href: Any) -> nodes.Element:
     """A list of links (``href(name)`` gives the URL, or ``None`` for no link), the archive first, and
-    the commands that run it."""
-    box = nodes.container(classes=["tv-downloads", "no-search"])  # file names, sizes and hashes
-    box += nodes.paragraph("", "", nodes.strong("", "Reproduce this figure"))
+    the commands that run it; folded: with their sha256s the lines took over a phone screen under
+    every figure."""
+    # file names, sizes and hashes: not searched
+    box = tv_html_tag(tag="details", attrs={"class": "tv-downloads no-search"}, classes=["no-search"])
+    summary = tv_html_tag(tag="summary", attrs={})
+    summary += nodes.Text(f"Reproduce this figure ({plural(len(files), 'file')})")
+    box += summary
     items = nodes.bullet_list()
     for item in files:
         para = nodes.paragraph()
         url = href(item.name)
         para += nodes.reference("", item.name, refuri=url) if url else nodes.literal("", item.name)
-        para += nodes.Text(f" · {item.size:,} bytes · sha256 ")
+        para += nodes.Text(f" · {plural(item.size, 'byte')} · sha256 ")
         para += nodes.literal("", item.sha256, classes=["tv-sha"])
         items += nodes.list_item("", para)
     box += items

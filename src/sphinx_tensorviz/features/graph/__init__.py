@@ -25,6 +25,7 @@ def setup_graph(app: Sphinx) -> None:
     from .directive import GraphDirective
 
     app.add_directive("tv-graph", GraphDirective)
-    # a catalogue preview shows the top level only: a readable outline at thumbnail size
-    add_executed_kind(app, "tv-graph", lazy(f"{__name__}.render:graph_parts"), thumbnail_render={"depth": 1})
+    # a catalogue preview shows the top level only, without the legend: the boxes at thumbnail size
+    add_executed_kind(app, "tv-graph", lazy(f"{__name__}.render:graph_parts"),
+                      thumbnail_render={"depth": 1, "preview": True})
     add_page_pass(app, EXPAND_ORDER, lazy(f"{__name__}.expand:check_expand"))

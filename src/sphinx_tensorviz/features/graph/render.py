@@ -18,6 +18,7 @@ from docutils import nodes
 from sphinx.util.osutil import relative_uri
 
 from ...core.hashing import digest
+from ...core.words import plural
 from ...render.cache import artifact_key
 from ...render.checks import checks_list
 from ...render.graph_frames import frame_files, write_frame_files
@@ -47,7 +48,8 @@ def graph_alt(graph: dict[str, Any], depth: int) -> str:
     shape = graph.get("output", {}).get("shape")
     out = f" to an output of shape {'×'.join(map(str, shape))}" if shape else ""
     return (
-        f"Computation graph of one forward pass: {len(layers)} layers and ops in {len(modules)} modules, "
+        f"Computation graph of one forward pass: {plural(len(layers), 'layer or op', 'layers and ops')} in "
+        f"{plural(len(modules), 'module')}, "
         f"from the input{out}. Top level, in order: {', '.join(top)}. "
         f"Modules deeper than level {depth} are drawn collapsed."
     )
@@ -72,7 +74,8 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     href = partial(source_line_href, shown=frozenset(panels))
     drawn = digest({"renderer": renderer_hash, "panels": sorted(panels)})  # links depend on the panels shown
     svg = ctx.cache.svg(recording, drawn, lambda: graph_to_svg(
-        graph, layout(), id_prefix=ID_TOKEN, title=title, desc=alt, source_href=href, markers=markers))
+        graph, layout(), id_prefix=ID_TOKEN, title=title, desc=alt, source_href=href, markers=markers,
+        preview=render.get("preview", False)))
     outline_json = ctx.cache.text(recording, drawn, "outline.json", lambda: json.dumps(
         outline_to_json(graph_outline(graph, depth=depth, expand=expand, layout=layout())), ensure_ascii=False))
     details: list[nodes.Node] = []
@@ -99,7 +102,7 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
                             f'data-key="{key}"></span>'))
     extra.extend(panels.values())
     return FigureParts(
-        title=title, alt=alt, svg=svg, details=details, wide=True,
+        title=title, alt=alt, svg=svg, details=details,
         draw_pdf=lambda path: graph_pdf(layout(), path, markers), extra_html=extra,
     )
 

@@ -52,6 +52,5 @@ def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_has
         svg=svg,
         details=details,
         draw_pdf=lambda path: heatmap_pdf(data, path, title, colormap, limits),
-        wide=len(cols) > 10,
         warnings=warnings,
     )

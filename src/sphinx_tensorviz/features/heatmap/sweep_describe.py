@@ -13,6 +13,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ...core.words import plural
 from ...render.describe import fmt
 from ...render.tables import data_table
 
@@ -55,9 +56,9 @@ def sweep_alt(labels: list[str], parameters: dict[str, list[Any]], datas: list[d
     first = datas[0]
     unit = first.get("unit") or "values"
     names = " and ".join(parameters)
-    shapes = [f"{len(d['rows'])} rows by {len(d['columns'])} columns" for d in datas]
+    shapes = [f"{plural(len(d['rows']), 'row')} by {plural(len(d['columns']), 'column')}" for d in datas]
     shape = shapes[0] if len(set(shapes)) == 1 else f"from {shapes[0]} to {shapes[-1]}"
-    head = (f"{len(datas)} heatmaps of {unit} ({shape}), one for each value of {names} "
+    head = (f"{plural(len(datas), 'heatmap')} of {unit} ({shape}), one for each value of {names} "
             f"({'; '.join(labels)}), on one shared colour scale from {fmt(limits[0])} to {fmt(limits[1])}.")
     stats = [point_stats(d) for d in datas]
     trends = [_trend("largest value", stats[0]["max"], stats[-1]["max"], [s["max"] for s in stats])]

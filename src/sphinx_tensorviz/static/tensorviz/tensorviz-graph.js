@@ -286,8 +286,11 @@
     if (!map) { return; }
     var vb = this.svg.viewBox.baseVal;
     var natural = +this.svg.getAttribute("height") || vb.height;
-    map.hidden = this.fit || natural < (window.innerHeight || 800) * 1.2;
-    if (map.hidden) { return; }
+    // an SVG element has no `hidden` property (setting it does nothing): the attribute, hidden by
+    // the stylesheet, keeps a short graph's toolbar free of an empty 300x150 box
+    var shown = !this.fit && natural >= (window.innerHeight || 800) * 1.2;
+    map.toggleAttribute("hidden", !shown);
+    if (!shown) { return; }
     var home = this.home;
     map.setAttribute("viewBox", [home.x, home.y, home.w, home.h].join(" "));
     map.setAttribute("width", String(Math.max(24, Math.round(120 * home.w / home.h))));
@@ -309,7 +312,7 @@
 
   Graph.prototype.frameMinimap = function () {
     var map = this.minimap;
-    if (!map || map.hidden) { return; }
+    if (!map || map.hasAttribute("hidden")) { return; }
     var frame = map.querySelector(".tv-mini-view");
     var s = this.svg.getBoundingClientRect();
     var b = this.box.getBoundingClientRect();

@@ -1,0 +1,158 @@
+"""Kept figures are never stale: every hashed option of every executed kind, changed, shows anew.
+
+A kept figure (``render/figure_cache.py``) is named by everything its HTML depends on. A figure
+drawn from an artifact depends on that artifact, and a page pass's figure (a graph's checkpoints,
+its tour) on the graph's artifact, not on its own node: left out of the name, changing a graph's
+``:checkpoints: up`` to ``up, act`` kept showing one strip, even in a fresh output folder (issue 24,
+point 14).
+
+The test root ``tests/roots/test-kept-keys`` holds one figure of each executed kind, and a tour
+and checkpoints drawn from the graph. The hashed options are read from the reference page (each
+marked "(hashed"), so an option added there is covered here or the test fails; every round
+changes one option of each kind, builds with the figures kept from the rounds before, and
+compares the pages with a build in which no figure is kept.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from string import Template
+from typing import Any
+
+import pytest
+
+from conftest import ROOTS, run_sphinx
+from sphinx_tensorviz.features.graph.directive import GraphDirective
+from sphinx_tensorviz.features.heatmap.directive import HeatmapDirective
+from sphinx_tensorviz.render import transform
+from sphinx_tensorviz.render.registry import registry
+
+pytestmark = pytest.mark.sphinx
+
+REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference" / "directives.md"
+DIRECTIVES = {"tv-heatmap": HeatmapDirective, "tv-graph": GraphDirective}
+
+#: the options each figure starts with (an option line replaces the one of its name)
+BASE = {
+    "tv-heatmap": {
+        "source": "models/heat.py", "function": "scaled", "rows": "[a, b]", "columns": "c{j}", "unit": "count",
+        "prediction": "Which product is the largest?",
+        "choices": "[{text: The last, correct: true}, {text: The first}]",
+    },
+    "tv-graph": {
+        "model": "models/tiny.py:Tiny", "inputs": "[{shape: [1, 2, 4], dtype: float32, fill: randn}]",
+        "checkpoints": "up", "prediction": "Which values does the ReLU keep?",
+        "choices": "[{text: The positive ones, correct: true}, {text: All of them}]",
+    },
+}
+#: another value for each hashed option (several lines where an option needs another)
+VARIANTS: dict[str, dict[str, dict[str, str]]] = {
+    "tv-heatmap": {
+        "source": {"source": "models/heat2.py"},
+        "function": {"function": "doubled"},
+        "backend": {"backend": "torch"},
+        "seed": {"seed": "5"},
+        "inputs": {"inputs": "{scale: 3.0}"},
+        "rows": {"rows": "[p, q]"},
+        "columns": {"columns": "d{j}"},
+        "unit": {"unit": "amount"},
+        "diverging": {"diverging": ""},
+        "checks": {"checks": "positive"},
+        "choices-check": {"choices-check": "positive"},
+        "sweep": {"sweep": "scale=[1, 2]"},
+        "sweep-checks": {"sweep": "scale=[1, 2]", "sweep-checks": "grows"},
+    },
+    "tv-graph": {
+        "model": {"model": "models/tiny.py:Wider"},
+        "backend": {"backend": "jax"},  # a torch model under JAX: the figure and its tour say it failed
+        "seed": {"seed": "5"},
+        "inputs": {"inputs": "[{shape: [1, 3, 4], dtype: float32, fill: randn}]"},
+        "model-args": {"model-args": "{bias: false}"},
+        "call-args": {"call-args": "{scale: 2.0}"},
+        "checkpoints": {"checkpoints": "up, act"},
+        "layout": {"layout": "tokens"},
+        "token": {"token": "0"},
+        "checks": {"checks": "check_nonnegative"},
+        "checks-source": {"checks-source": "models/checks.py", "checks": "check_nonnegative"},
+        "collapse": {"collapse": "squash"},
+        "hide": {"hide": "squash"},
+        "choices-check": {"choices-check": "check_nonnegative"},
+        "sweep": {"sweep": "bias=[true, false]"},
+    },
+}
+#: hashed options a kind takes through another option
+THROUGH = {"tv-graph": {"source": "model", "function": "model"}}
+
+
+def hashed_options(directive: str) -> set[str]:
+    """The options the reference page marks hashed for ``directive``, with those of every
+    executing directive."""
+    sections = re.split(r"^## ", REFERENCE.read_text("utf-8"), flags=re.M)
+    wanted = [s for s in sections if s.startswith("Options of the executing directives") or s.startswith(f"`{directive}`")]
+    assert len(wanted) == 2, f"the reference page has no section for {directive}"
+    return {name for section in wanted for name in re.findall(r"^`:([\w-]+):` \(hashed", section, flags=re.M)}
+
+
+def page_text(options: dict[str, dict[str, str]]) -> str:
+    lines = {directive: "\n".join(f":{name}: {value}".rstrip() for name, value in values.items())
+             for directive, values in options.items()}
+    template = Template((ROOTS / "test-kept-keys" / "index.md.in").read_text("utf-8"))
+    return template.substitute(heatmap=lines["tv-heatmap"], graph=lines["tv-graph"])
+
+
+def output(outdir: Path) -> dict[str, bytes]:
+    return {p.relative_to(outdir).as_posix(): p.read_bytes() for p in sorted(outdir.rglob("*"))
+            if p.is_file() and p.name != ".buildinfo"}
+
+
+def built_pages(src: Path, options: dict[str, dict[str, str]]) -> tuple[dict[str, bytes], Any]:
+    """The output of a build of ``src`` with ``options``, in a fresh output folder."""
+    (src / "index.md").write_text(page_text(options), "utf-8")
+    shutil.rmtree(src / "_build", ignore_errors=True)
+    built = run_sphinx(src)
+    assert built.statuscode == 0, built.warnings
+    return output(built.outdir), built
+
+
+def test_every_hashed_option_of_every_kind_is_covered() -> None:
+    """What the next test changes is what the reference page and the directives say is hashed."""
+    for directive, cls in DIRECTIVES.items():
+        hashed = hashed_options(directive)
+        assert set(cls.result_options) <= hashed, directive
+        assert hashed <= set(cls.option_spec), f"{directive}: the reference page names options it lacks"
+        assert set(VARIANTS[directive]) | set(THROUGH.get(directive, {})) == hashed, directive
+        assert set(THROUGH.get(directive, {}).values()) <= set(VARIANTS[directive])
+
+
+def test_a_changed_hashed_option_is_never_shown_from_a_kept_figure(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    src = tmp_path / "src"
+    shutil.copytree(ROOTS / "test-kept-keys", src, ignore=shutil.ignore_patterns("_build", "__pycache__"))
+    base_pages, built = built_pages(src, BASE)
+    assert set(registry(built.app).executed) == set(DIRECTIVES)  # every executed kind is here
+    assert base_pages["index.html"].count(b'data-checkpoint="') == 1
+    rounds = [dict(zip(VARIANTS, changed)) for changed in
+              _longest_zip(*(list(VARIANTS[directive].items()) for directive in VARIANTS))]
+    for changed in rounds:
+        options = {directive: {**BASE[directive], **(changed[directive][1] if changed.get(directive) else {})}
+                   for directive in BASE}
+        what = {directive: change[0] for directive, change in changed.items() if change}
+        kept, _ = built_pages(src, options)  # figures kept by every build before
+        with monkeypatch.context() as patch:
+            patch.setattr(transform, "for_page", lambda page: None)
+            without, _ = built_pages(src, options)
+        assert kept.keys() == without.keys(), what
+        assert kept["index.html"] != base_pages["index.html"], what
+        stale = [name for name in kept if kept[name] != without[name]]
+        assert not stale, f"after changing {what}, kept figures are stale in {stale}"
+        if what.get("tv-graph") == "checkpoints":  # the issue's case: both strips, not one
+            assert kept["index.html"].count(b'data-checkpoint="') == 2
+
+
+def _longest_zip(*lists: list[Any]) -> list[tuple[Any, ...]]:
+    """Rows of the lists side by side, ``None`` where a shorter list has ended."""
+    length = max(len(items) for items in lists)
+    return [tuple(items[i] if i < len(items) else None for items in lists) for i in range(length)]
