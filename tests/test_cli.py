@@ -207,7 +207,7 @@ def test_execute_reports_a_failure(project: Path, capsys: pytest.CaptureFixture[
     edit(project / "models" / "grid.py", "rng = np", "raise RuntimeError('broken on purpose')\n    rng = np")
     code, out, _ = tv(capsys, "execute", project)
     assert code == 1
-    assert re.search(r"^failed: index\.md:3 \[([0-9a-f]{12})\] execution: RuntimeError: broken on purpose", out, re.M)
+    assert re.search(r"^failed: index\.md:3 \[([0-9a-f]{12})\] execution: models/grid\.py:\d+ in grid\(\): RuntimeError: broken on purpose", out, re.M)
     failed_hash = re.search(r"\[([0-9a-f]{12})\]", out).group(1)
     records = status_json(capsys, project)["directives"]
     assert records[0]["state"] == "failed" and "broken on purpose" in records[0]["why"][0]

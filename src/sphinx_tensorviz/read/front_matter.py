@@ -59,10 +59,11 @@ def as_written(options: dict[str, str | None], block_text: str) -> dict[str, str
     return {name: written.get(name, raw) for name, raw in options.items()}
 
 
-#: added to an option's YAML error when the rest of its value was read as the directive's body
-CONTINUED = (" (MyST reads only the lines that start with ':' as options, so the lines that continue "
-             "this value became the directive's body: write a value over several lines in the directive's "
-             "--- front matter instead)")
+#: added to an option's YAML error when the rest of its value may have been read as the directive's body
+#: (a line of its own: the error above it may end in a caret diagram)
+CONTINUED = ("\nIf this value goes on over the next lines: MyST reads only the lines that start with ':' as "
+             "options, so those lines became the directive's body; write a value over several lines in the "
+             "directive's --- front matter instead.")
 
 
 def continuation_hint(value: str | None, block_text: str, body: str, source: str | None) -> str:
