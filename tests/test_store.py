@@ -332,3 +332,26 @@ def _sha256(path: Path) -> str:
     import hashlib
 
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("name", [".ledger", ".lock"])
+def test_no_store_file_is_written_through_a_hard_link(store: ArtifactStore, artifact: dict[str, Any],
+                                                      tmp_path: Path, name: str) -> None:
+    """Lesson code running as the user (or a shared checkout) can make ``failures/.ledger`` or
+    ``failures/.lock`` a hard link to a file of the user's: a regular file, so the checks for links
+    and FIFOs pass it. The store must not append to, truncate or chmod that file; it starts a file of
+    its own, and still vouches for its writes."""
+    outside = tmp_path / "bashrc"
+    outside.write_text("export PATH=/usr/bin\n", "utf-8")
+    outside.chmod(0o600)
+    (store.root / "failures").mkdir(parents=True)
+    entry = store.root / "failures" / name
+    entry.hardlink_to(outside)
+    mark = store.ledger_mark()
+    store.write_artifact(artifact)
+    store.write_failure("f" * 64, {"subtype": "crash", "message": "died"})
+    assert outside.read_text("utf-8") == "export PATH=/usr/bin\n"
+    assert outside.stat().st_mode & 0o777 == 0o600
+    assert not entry.samefile(outside)
+    assert (f"{artifact['contentHash']}.json", _sha256((store.root / f"{artifact['contentHash']}.json"))) in \
+        store.written_since(mark)

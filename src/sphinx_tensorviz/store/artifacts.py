@@ -30,7 +30,7 @@ from stat import S_ISREG
 from typing import Any
 
 from ..core.hashing import digest
-from .files import Refused, is_regular, read_regular
+from .files import Refused, is_private_regular, is_regular, read_regular
 from .schema import schema_errors
 from .validated import passed_before, remember_passed
 
@@ -280,8 +280,8 @@ class ArtifactStore:
     def _note_written(self, path: Path, text: str) -> None:
         ledger = self.root / "failures" / LEDGER
         line = f"{path.relative_to(self.root).as_posix()}\t{hashlib.sha256(text.encode('utf-8')).hexdigest()}\n"
-        if ledger.is_symlink() or (ledger.exists() and not is_regular(ledger)):
-            ledger.unlink()  # not ours (a link, a FIFO): never append through it; start a new ledger
+        if os.path.lexists(ledger) and not is_private_regular(ledger):
+            ledger.unlink()  # not ours (a link, a hard link, a FIFO): never append through it; start a new one
         elif is_regular(ledger) and ledger.lstat().st_size > _LEDGER_MAX:  # keep it small: drop the older half
             try:
                 kept = read_regular(ledger, 4 * _LEDGER_MAX).decode("utf-8", "replace").splitlines(keepends=True)
@@ -336,8 +336,8 @@ class ArtifactStore:
             raise Refused(local, "is a symbolic link, not a folder; the store does not write through it")
         local.mkdir(parents=True, exist_ok=True)
         lock = local / ".lock"
-        if lock.is_symlink() or (lock.exists() and not is_regular(lock)):
-            lock.unlink()  # not ours (a link, a FIFO): a new, empty lock file takes its place
+        if os.path.lexists(lock) and not is_private_regular(lock):
+            lock.unlink()  # not ours (a link, a hard link, a FIFO): a new, empty lock file takes its place
         ignore = local / ".gitignore"
         if not ignore.exists():
             text = "# local records of failed executions and the store lock; not committed\n*\n"
