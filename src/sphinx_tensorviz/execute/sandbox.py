@@ -8,7 +8,8 @@ private ``/tmp`` and ``/dev/shm``, in memory and bounded by ``tensorviz_memory_l
 and ``/dev`` are read-only. New user, pid, network, IPC and UTS namespaces: no network and no
 other processes, and when the worker ends the kernel ends every process of its PID namespace.
 
-Nothing that holds a home folder is mounted (``/``, ``/home``, the home folder itself), and
+Nothing that holds a home folder is mounted (``/``, ``/home``, a home folder itself), nothing in a
+system folder of secrets or of the host's processes (``/etc``, ``/var``, ``/run``, ``/proc``), and
 nothing that holds the course's folder (its siblings, such as a ``.env`` beside the course): a
 ``sys.path`` entry of that kind (the home folder on ``PYTHONPATH``) is left out, and the build
 says so (:func:`refused_folders`). What that does and does not protect is written down in
@@ -35,6 +36,10 @@ _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "l
         "passwd", "group", "nsswitch.conf", "hosts", "host.conf", "resolv.conf", "gai.conf", "protocols",
         "services", "mime.types", "os-release", "alternatives", "fonts", "ssl/certs", "ssl/openssl.cnf",
         "ca-certificates", "ca-certificates.conf", "pki/tls/certs", "pki/ca-trust")
+#: system folders no ``sys.path`` entry may bring in, whole or in part: secrets (``/etc/shadow``,
+#: ``/etc/ssl/private``, ``/var/backups``, ``/run/secrets``), and the host's ``/proc`` and ``/sys``,
+#: which would replace the sandbox's own (``/proc/<build pid>/environ``: the build's tokens)
+_PRIVATE_SYSTEM = ("/etc", "/proc", "/sys", "/dev", "/run", "/boot", "/var")
 #: what the worker's interpreter reports: where it lives and what it imports from
 _PROBE = ("import json, sys; "
           "print(json.dumps([sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, *sys.path]))")
@@ -121,6 +126,10 @@ def _exposes(folder: Path, homes: set[Path], course: Path | None) -> str | None:
     """Why mounting ``folder`` would show lesson code more than it needs (``None``: it would not)."""
     if folder == Path("/"):
         return "it is the root folder"
+    system = next((Path(p) for p in _PRIVATE_SYSTEM if folder.is_relative_to(p)), None)
+    if system is not None:
+        return f"it is in {system}, a system folder that holds secrets" if folder != system else \
+            "it is a system folder that holds secrets"
     home = next((h for h in sorted(homes) if h.is_relative_to(folder)), None)
     if home is not None:
         return "it is the home folder" if home == folder else f"it holds the home folder {home}"
@@ -130,10 +139,13 @@ def _exposes(folder: Path, homes: set[Path], course: Path | None) -> str | None:
 
 
 def _homes() -> set[Path]:
-    """The build user's home folders: ``$HOME`` and the password database's (they may differ)."""
+    """The home folders: the build user's (``$HOME`` and the password database's: they may differ), and
+    those of the people with an account here (``/root``, ``/home/...``): a root build that mounted
+    ``/home`` would show every user's files."""
     found = {os.environ.get("HOME", "")}
     try:
         found.add(pwd.getpwuid(os.getuid()).pw_dir)
+        found.update(u.pw_dir for u in pwd.getpwall() if u.pw_dir == "/root" or u.pw_dir.startswith("/home/"))
     except KeyError:
         pass
     return {Path(h).resolve() for h in found if h and h != "/"}
