@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from stat import S_ISREG
 from typing import Any
 
 from ..core.hashing import digest
-from .files import Refused, is_private_regular, is_regular, read_regular
+from .files import Refused, is_folder, is_private_regular, is_regular, read_regular
 from .schema import schema_errors
 from .validated import passed_before, remember_passed
 
@@ -377,6 +378,8 @@ def _atomic_write(path: Path, text: str) -> None:
             return
     except OSError:  # absent, not a regular file (replaced below), too large or unreadable: write
         pass
+    if is_folder(path):  # refused unread like any entry that is not a file; a rename cannot replace it
+        shutil.rmtree(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, FILE_MODE)  # mkstemp makes it 0600
@@ -388,3 +391,4 @@ def _atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
