@@ -409,3 +409,39 @@ def test_a_system_folder_on_pythonpath_does_not_bring_the_hosts_proc_into_the_sa
     warning = [w for w in build.stderr.splitlines() if "[tensorviz.config]" in w]
     assert len(warning) == 1 and f"{src / 'env.md'}:" in warning[0] and "/proc" in warning[0], build.stderr
     nothing_left_behind()
+
+
+GIT_PROBE = '''\
+import pathlib
+import numpy as np
+
+course = pathlib.Path(__file__).resolve().parent
+for path in (course / ".git" / "config", *sorted((course / ".git").rglob("*"))[:50]):
+    try:
+        text = path.read_text(errors="replace")
+        print("READ", path.name, "SECRET" if {secret!r} in text else "")
+    except Exception as exc:
+        print("DENIED", path.name, type(exc).__name__)
+print("SOURCE", (course / "conf.py").is_file())
+result = np.eye(2)
+'''
+
+
+@needs_bwrap
+def test_the_courses_git_folder_and_its_ci_token_stay_out_of_the_sandbox(tmp_path: Path) -> None:
+    """A CI checkout (GitHub's actions/checkout) leaves its token in ``.git/config``
+    (``http.<url>.extraheader AUTHORIZATION: basic ...``), and the tutorial's course is the repository's
+    root, so the sandbox mounted it with the course. The course stays readable; its ``.git`` does not."""
+    secret = f"ci-token-{os.getpid()}"
+    src = make_project(tmp_path / "src", {"probe": heatmap_page(GIT_PROBE.format(secret=secret), "Git")},
+                       'tensorviz_sandbox = "bwrap"\n')
+    subprocess.run(["git", "init", "-q", str(src)], check=True)
+    subprocess.run(["git", "-C", str(src), "config", "http.https://github.com/.extraheader",
+                    f"AUTHORIZATION: basic {secret}"], check=True)
+    build = run_sphinx(src)
+    assert build.statuscode == 0, build.warnings
+    (artifact,) = load_artifacts(src).values()
+    assert secret not in artifact["stdout"] and "SECRET" not in artifact["stdout"], artifact["stdout"]
+    assert "SOURCE True" in artifact["stdout"], artifact["stdout"]  # the course itself is still there
+    assert "READ config" not in artifact["stdout"], artifact["stdout"]
+    nothing_left_behind()

@@ -3,7 +3,8 @@
 Inside, the worker sees only what a job needs, read-only: the system's programs and libraries
 (``/usr`` and its links), a short list of ``/etc`` files (no ``/etc/shadow``, no keys), its
 interpreter's prefix and the folders on its ``sys.path`` (site-packages, an editable install's
-source), and the course's source folder. Its job folder is the one writable place but for a
+source), and the course's source folder (without its ``.git``, where a CI checkout keeps its token).
+Its job folder is the one writable place but for a
 private ``/tmp`` and ``/dev/shm``, in memory and bounded by ``tensorviz_memory_limit_mb``; ``/``
 and ``/dev`` are read-only. New user, pid, network, IPC and UTS namespaces: no network and no
 other processes, and when the worker ends the kernel ends every process of its PID namespace.
@@ -40,6 +41,8 @@ _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "l
 #: ``/etc/ssl/private``, ``/var/backups``, ``/run/secrets``), and the host's ``/proc`` and ``/sys``,
 #: which would replace the sandbox's own (``/proc/<build pid>/environ``: the build's tokens)
 _PRIVATE_SYSTEM = ("/etc", "/proc", "/sys", "/dev", "/run", "/boot", "/var")
+#: folders of the course folder that the sandbox hides (see :func:`_hidden_in_course`)
+_COURSE_HIDDEN = (".git",)
 #: what the worker's interpreter reports: where it lives and what it imports from
 _PROBE = ("import json, sys; "
           "print(json.dumps([sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, *sys.path]))")
@@ -95,9 +98,21 @@ def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, pyth
     readable, _ = mounted_folders(python, inherited, srcdir, tuple(extra_read))
     for folder in readable:
         args += ["--ro-bind", folder, folder]
+    for hidden in _hidden_in_course(srcdir):  # an empty, read-only folder in its place
+        args += ["--tmpfs", hidden, "--remount-ro", hidden]
     args += ["--bind", str(job_dir), str(job_dir), "--remount-ro", "/dev", "--remount-ro", "/",
              "--chdir", str(job_dir / "work")]
     return [*args, "--", *command]
+
+
+def _hidden_in_course(srcdir: Path | None) -> list[str]:
+    """The course's folders that lesson code never needs and that hold a CI token: a CI checkout
+    (GitHub's ``actions/checkout``) leaves it in ``.git/config``, and a course is often the root of
+    its repository. Only real folders: a link's target is mounted only if it is in the course."""
+    if srcdir is None:
+        return []
+    return [str(path) for path in (srcdir.resolve() / name for name in _COURSE_HIDDEN)
+            if path.is_dir() and not path.is_symlink()]
 
 
 def refused_folders(python: str, inherited: Inherited, srcdir: Path | None, extra_read: tuple[str, ...]) -> list[str]:
