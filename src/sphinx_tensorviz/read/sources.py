@@ -73,7 +73,7 @@ def _imported_names(code: str) -> tuple[tuple[str, int], ...]:
         sha256_text(code), _scanner_identity(), "json", lambda: json.dumps(_scan(code)))
     try:
         names = json.loads(kept)
-    except ValueError:
+    except (ValueError, RecursionError):
         names = None
     if not (isinstance(names, list) and all(isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
                                             and type(item[1]) is int for item in names)):

@@ -200,6 +200,8 @@ class ArtifactStore:
             artifact = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return StoreProblem(path, f"is not valid JSON ({exc})")
+        except RecursionError:  # valid JSON can nest deeper than the parser recurses
+            return StoreProblem(path, "is not valid JSON (nested too deep to read)")
         if self.trusted.get(content_hash) != signature and not passed_before(data):
             errors = schema_errors(artifact)
             if errors:
@@ -251,7 +253,7 @@ class ArtifactStore:
             record = self._held("failure", content_hash)
         except Refused as exc:
             return StoreProblem(path, exc.reason)
-        except (OSError, ValueError):  # ValueError: not UTF-8, not JSON
+        except (OSError, ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep
             return None
         return usable_failure(content_hash, record)
 

@@ -336,7 +336,7 @@ class RemoteStore(ArtifactStore):
             record = json.loads(data) if data is not None else self._held("failure", content_hash)
         except OSError:
             record = self._held("failure", content_hash)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read
             return None
         return usable_failure(content_hash, record)
 
