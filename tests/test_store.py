@@ -355,3 +355,16 @@ def test_no_store_file_is_written_through_a_hard_link(store: ArtifactStore, arti
     assert not entry.samefile(outside)
     assert (f"{artifact['contentHash']}.json", _sha256((store.root / f"{artifact['contentHash']}.json"))) in \
         store.written_since(mark)
+
+
+def test_a_schema_error_in_a_large_artifact_is_a_short_message(artifact: dict[str, Any]) -> None:
+    """jsonschema's message quotes the whole failing value: one bad cell in a 400 x 400 heatmap (or a
+    value nested hundreds deep) made a warning of megabytes, printed by every build. Each message is
+    cut to a readable length and still names the field."""
+    artifact["data"]["values"] = [[0.5] * 400 for _ in range(400)]
+    artifact["data"]["values"][7][3] = "not a number"
+    artifact["data"]["rows"] = [f"r{i}" for i in range(400)]
+    artifact["data"]["columns"] = [f"c{i}" for i in range(400)]
+    errors = schema_errors(artifact)
+    assert errors and all(len(error) <= 400 for error in errors), [len(e) for e in errors]
+    assert any(error.startswith("data/values/7/3: ") for error in errors), errors  # the cell itself
