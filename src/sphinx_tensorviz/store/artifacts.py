@@ -12,9 +12,8 @@ hash) runs again. Every write is also noted in ``failures/.ledger`` (name and
 SHA-256), so a file that appears in the store while lesson code runs can be told
 from one a concurrent build wrote (see :mod:`.guard`).
 
-A store that cannot be written (read-only checkout, full disk) does not stop the
-build: :meth:`ArtifactStore.hold` keeps the document in memory for this process,
-and reading finds it there.
+A store that cannot be written (read-only checkout, full disk) does not stop the build:
+:meth:`ArtifactStore.hold` keeps the document in memory for this process, and reading finds it there.
 """
 
 from __future__ import annotations
@@ -41,8 +40,7 @@ FILE_MODE = 0o644
 LEDGER = ".ledger"
 _LEDGER_MAX = 256 * 1024
 _MIB = 1024 * 1024
-#: the most bytes read from one store file when no tensorviz_max_result_mb applies (a command on a
-#: store, not a build): a bound, so that a huge or endless file is refused instead of read
+#: the most bytes read from one store file with no tensorviz_max_result_mb (a command, not a build)
 DEFAULT_READ_LIMIT = 256 * _MIB
 #: (store root, kind, content hash) -> document kept in memory because the store could not be written
 _HELD: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -123,14 +121,20 @@ class ArtifactStore:
 
     @property
     def uploads(self) -> bool:
-        """Whether this machine's copy can hold what the store lacks, to be uploaded (a remote store
-        that can be written); a folder is the store itself."""
+        """Whether what the store lacks is uploaded from this machine's copy (a writable remote store)."""
         return False
 
     def upload_missing(self, hashes: Iterable[str]) -> list[str]:
-        """Put into the shared store every artifact among ``hashes`` that it lacks and this machine has;
-        return their hashes. A folder is the store itself: it lacks nothing (see RemoteStore)."""
+        """Upload what the shared store lacks of ``hashes``; a folder is the store itself (see RemoteStore)."""
         return []
+
+    def listing(self) -> dict[str, int | None]:
+        """``{hash: size}`` of the stored artifacts, in one listing (``None``: size not known)."""
+        return dict.fromkeys(self.artifact_hashes())
+
+    def lacks(self, content_hash: str, listing: dict[str, int | None]) -> str | None:
+        """Why the store (``listing``) lacks this machine's copy of a read artifact; a folder never does."""
+        return None
 
     def has_artifact(self, content_hash: str) -> bool:
         return is_regular(self.artifact_path(content_hash)) or self._held("artifact", content_hash) is not None

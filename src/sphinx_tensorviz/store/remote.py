@@ -287,21 +287,33 @@ class RemoteStore(ArtifactStore):
         """
         if not self.uploads:
             return []
-        listed = self._listing(self._base)
+        listed = self.listing()
         key = signing_key()
         uploaded = []
         for content_hash in sorted(set(hashes)):
-            size = listed.get(content_hash, -1)  # -1: not listed
-            if size is None:
-                continue  # listed, and the store gives no sizes: taken as intact
-            data = self._checked_bytes(content_hash)
-            if data is None or size == len(data):
-                continue  # not held here (nothing to give), or listed at the size of the copy checked here
+            data = self._checked_bytes(content_hash) if self.lacks(content_hash, listed) else None
+            if data is None:
+                continue
             if key is not None:  # the signature first, as write_artifact does
                 self._put("signature", content_hash, sign(key, data))
             self._put("artifact", content_hash, data.decode("utf-8"))
             uploaded.append(content_hash)
         return uploaded
+
+    def listing(self) -> dict[str, int | None]:
+        return self._listing(self._base)
+
+    def lacks(self, content_hash: str, listing: dict[str, int | None]) -> str | None:
+        size = listing.get(content_hash, -1)  # -1: not listed
+        if size is None:
+            return None  # listed, and the store gives no sizes: taken as intact
+        data = self._checked_bytes(content_hash)
+        if data is None or size == len(data):
+            return None  # not held here (nothing to give), or listed at the size of the copy checked here
+        if size < 0:
+            return f"cached on this machine but not in the store {self.location}"
+        return (f"the store {self.location} holds {size:,} bytes of it, this machine's checked copy "
+                f"{len(data):,} (an object cut short)")
 
     def _checked_bytes(self, content_hash: str) -> bytes | None:
         """The artifact's bytes as they were checked in this process (the cached file, if unchanged since,
