@@ -179,6 +179,7 @@ def test_a_yaml_error_keeps_its_caret_diagram(failed: tuple[Path, Build]) -> Non
     src, built = failed
     record = record_of(built, src, "yaml", "tv-heatmap")
     assert record.rstrip().endswith("[tensorviz.option]") and "not valid YAML" in record
+    assert "front matter" not in record  # a typo above code in the body: not a value continued there
     (diagram,) = literal_blocks(built.html("yaml"), "tv-message-detail")
     lines = diagram.splitlines()
     pointed = [(lines[i], lines[i + 1]) for i in range(len(lines) - 1) if lines[i].strip() == "{n: [1, 2}"]
