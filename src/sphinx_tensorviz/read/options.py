@@ -153,6 +153,8 @@ def name_list(argument: str | None) -> list[str]:
         items = [part for item in _yaml_names(text) for part in item.replace(",", " ").split()]
     else:
         items = [item for item in text.replace(",", " ").split() if item]
+    if text.startswith("{") or any(item.endswith(":") for item in items):  # no name ends with ':' (``shared:1``)
+        raise ValueError("a list of names looks like [embedding, block.ffn] or embedding, block.ffn, not a mapping")
     if not items:
         raise ValueError("give at least one name")
     return items
