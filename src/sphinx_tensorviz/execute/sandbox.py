@@ -10,7 +10,7 @@ and ``/dev`` are read-only. New user, pid, network, IPC and UTS namespaces: no n
 other processes, and when the worker ends the kernel ends every process of its PID namespace.
 
 Nothing that holds a home folder is mounted (``/``, ``/home``, a home folder itself), nothing in a
-system folder of secrets or of the host's processes (``/etc``, ``/var``, ``/run``, ``/proc``), and
+system folder of secrets or of the host's processes (``/etc``, ``/var/backups``, ``/run``, ``/proc``), and
 nothing that holds the course's folder (its siblings, such as a ``.env`` beside the course): a
 ``sys.path`` entry of that kind (the home folder on ``PYTHONPATH``) is left out, and the build
 says so (:func:`refused_folders`). What that does and does not protect is written down in
@@ -37,10 +37,12 @@ _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "l
         "passwd", "group", "nsswitch.conf", "hosts", "host.conf", "resolv.conf", "gai.conf", "protocols",
         "services", "mime.types", "os-release", "alternatives", "fonts", "ssl/certs", "ssl/openssl.cnf",
         "ca-certificates", "ca-certificates.conf", "pki/tls/certs", "pki/ca-trust")
-#: system folders no ``sys.path`` entry may bring in, whole or in part: secrets (``/etc/shadow``,
-#: ``/etc/ssl/private``, ``/var/backups``, ``/run/secrets``), and the host's ``/proc`` and ``/sys``,
-#: which would replace the sandbox's own (``/proc/<build pid>/environ``: the build's tokens)
-_PRIVATE_SYSTEM = ("/etc", "/proc", "/sys", "/dev", "/run", "/boot", "/var")
+#: system folders no ``sys.path`` entry may bring in, whole, in part, or with the folder that holds
+#: them: secrets (``/etc/shadow``, ``/etc/ssl/private``, ``/var/backups``, ``/run/secrets``), and the
+#: host's ``/proc`` and ``/sys``, which would replace the sandbox's own (``/proc/<build pid>/environ``).
+#: Not all of ``/var``: a CI's workspace (Jenkins: ``/var/lib/jenkins``) may hold the course.
+_PRIVATE_SYSTEM = ("/etc", "/proc", "/sys", "/dev", "/run", "/boot", "/var/run", "/var/backups", "/var/log",
+                   "/var/mail", "/var/spool", "/var/lib/private")
 #: folders of the course folder that the sandbox hides (see :func:`_hidden_in_course`)
 _COURSE_HIDDEN = (".git",)
 #: what the worker's interpreter reports: where it lives and what it imports from
@@ -141,10 +143,12 @@ def _exposes(folder: Path, homes: set[Path], course: Path | None) -> str | None:
     """Why mounting ``folder`` would show lesson code more than it needs (``None``: it would not)."""
     if folder == Path("/"):
         return "it is the root folder"
-    system = next((Path(p) for p in _PRIVATE_SYSTEM if folder.is_relative_to(p)), None)
+    system = next((Path(p) for p in _PRIVATE_SYSTEM if folder.is_relative_to(p) or Path(p).is_relative_to(folder)),
+                  None)
     if system is not None:
-        return f"it is in {system}, a system folder that holds secrets" if folder != system else \
-            "it is a system folder that holds secrets"
+        return "it is a system folder that holds secrets" if folder == system else \
+            f"it is in {system}, a system folder that holds secrets" if folder.is_relative_to(system) else \
+            f"it holds {system}, a system folder that holds secrets"
     home = next((h for h in sorted(homes) if h.is_relative_to(folder)), None)
     if home is not None:
         return "it is the home folder" if home == folder else f"it holds the home folder {home}"
