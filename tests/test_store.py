@@ -368,3 +368,27 @@ def test_a_schema_error_in_a_large_artifact_is_a_short_message(artifact: dict[st
     errors = schema_errors(artifact)
     assert errors and all(len(error) <= 400 for error in errors), [len(e) for e in errors]
     assert any(error.startswith("data/values/7/3: ") for error in errors), errors  # the cell itself
+
+
+def test_remembering_a_validated_file_never_follows_a_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marker of a validated artifact lives in the user's cache, which a restored CI cache or other
+    code can fill with links: a marker that is a link to a private file (``~/.ssh/id_rsa``, 0600) must
+    not make the build chmod that file 0644 (readable by everyone), nor create a dangling link's target."""
+    from sphinx_tensorviz.store.validated import _marker, passed_before, remember_passed
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    key = tmp_path / "id_rsa"
+    key.write_text("PRIVATE\n")
+    key.chmod(0o600)
+    data, other = b'{"an": "artifact"}', b'{"another": "one"}'
+    for marker, target in ((_marker(data), key), (_marker(other), tmp_path / "created-by-the-build")):
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.symlink_to(target)
+    (tmp_path / "created-by-the-build").write_text("")  # a link to a regular file, for the moment
+    assert not passed_before(other)  # a link vouches for nothing, even to a regular file
+    (tmp_path / "created-by-the-build").unlink()
+    remember_passed(data)
+    remember_passed(other)
+    assert key.stat().st_mode & 0o777 == 0o600 and key.read_text() == "PRIVATE\n"
+    assert not (tmp_path / "created-by-the-build").exists()
+    assert passed_before(data) and not _marker(data).is_symlink()  # the build's own marker took its place
