@@ -392,3 +392,31 @@ def test_remembering_a_validated_file_never_follows_a_link(tmp_path: Path, monke
     assert key.stat().st_mode & 0o777 == 0o600 and key.read_text() == "PRIVATE\n"
     assert not (tmp_path / "created-by-the-build").exists()
     assert passed_before(data) and not _marker(data).is_symlink()  # the build's own marker took its place
+
+
+@pytest.mark.parametrize("entry", ["fifo", "link-to-dev-zero"])
+def test_a_kept_file_that_is_not_a_regular_file_is_made_again(tmp_path: Path, entry: str) -> None:
+    """The drawing and import caches read their entries whole: a FIFO there (a restored CI cache, other
+    code of the user) hung the build, a link to ``/dev/zero`` filled its memory. Such an entry is a
+    miss: made again, and replaced by a regular file."""
+    import os
+    import threading
+
+    from sphinx_tensorviz.core.kept_files import KeptFiles
+
+    kept = KeptFiles(tmp_path / "kept")
+    assert kept.text("ab" * 32, "v1", "svg", lambda: "<svg/>") == "<svg/>"
+    (path,) = [p for p in (tmp_path / "kept").rglob("*.svg")]
+    path.unlink()
+    os.mkfifo(path) if entry == "fifo" else path.symlink_to("/dev/zero")
+    found: list[str] = []
+    reader = threading.Thread(target=lambda: found.append(kept.text("ab" * 32, "v1", "svg", lambda: "<svg>2</svg>")),
+                              daemon=True)
+    reader.start()
+    reader.join(timeout=30)  # a generous bound on a hang
+    if reader.is_alive():
+        with open(path, "wb"):  # let the blocked reader go (a writer for the FIFO)
+            pass
+        pytest.fail("reading a kept FIFO hung")
+    assert found == ["<svg>2</svg>"]
+    assert path.is_file() and not path.is_symlink()
