@@ -624,7 +624,8 @@ def test_bad_root_build_finishes(bad: Build) -> None:
 
 def test_execution_warning_shows_the_lesson_frame(bad: Build) -> None:
     (warning,) = bad.tensorviz("raises.md")
-    assert f"{bad.srcdir / 'models' / 'fine.py'}\", line 23, in forward" in warning.message
+    assert 'File "models/fine.py", line 23, in forward' in warning.message  # relative: no build-machine folder
+    assert str(bad.srcdir) not in warning.message
     assert "sphinx_tensorviz" not in warning.message  # the worker's own frames are left out
 
 
