@@ -207,7 +207,8 @@ def test_execute_reports_a_failure(project: Path, capsys: pytest.CaptureFixture[
     edit(project / "models" / "grid.py", "rng = np", "raise RuntimeError('broken on purpose')\n    rng = np")
     code, out, _ = tv(capsys, "execute", project)
     assert code == 1
-    assert re.search(r"^failed: index\.md:3 \[([0-9a-f]{12})\] execution: models/grid\.py:\d+ in grid\(\): RuntimeError: broken on purpose", out, re.M)
+    assert re.search(r"^failed: index\.md:3 \[([0-9a-f]{12})\] execution: models/grid\.py:\d+ in grid\(\): "
+                     r"RuntimeError: broken on purpose", out, re.M)
     failed_hash = re.search(r"\[([0-9a-f]{12})\]", out).group(1)
     records = status_json(capsys, project)["directives"]
     assert records[0]["state"] == "failed" and "broken on purpose" in records[0]["why"][0]
@@ -344,3 +345,37 @@ def test_show_prints_the_record_alone(author: Path, capsys: pytest.CaptureFixtur
     code, out, err = tv(capsys, "show", failed["contentHash"][:12], author)
     assert code == 0 and err == "", err
     assert out.endswith("  | third line\n"), out[-200:]
+
+
+#: what a shared store's artifact may hold in the fields it does not hash: a line separator, a newline
+#: and terminal escapes (an OSC that retitles the terminal, a CSI that clears the screen)
+HOSTILE_TEXT = "transformers-03\u2028FAKE ROW\nsecond line\x1b]0;pwned\x07\x1b[2J"
+
+
+@pytest.mark.sphinx
+def test_gc_and_show_print_a_hostile_artifacts_fields_as_text(project: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """An artifact from a shared store (or a cloned course) is listed by ``gc`` and printed by
+    ``show``: its unhashed fields reach the terminal. Each stays on its row, and no control
+    character (a line break, an escape sequence that retitles or clears the terminal) is written."""
+    orphan = project / STORE / f"{T03}.json"
+    document = json.loads((LESSONS / STORE / f"{T03}.json").read_text("utf-8"))
+    document["lessonId"] = HOSTILE_TEXT
+    document["stdout"] = f"fine\n{HOSTILE_TEXT}\n"
+    orphan.write_text(json.dumps(document, indent=2) + "\n", "utf-8")
+    code, out, _ = tv(capsys, "gc", project)
+    assert code == 0, out
+    lines = out.splitlines()
+    assert len(lines) == 3 and lines[1].startswith(f"{T03[:12]}  transformers-03"), lines  # header, row, total
+    code, shown, _ = tv(capsys, "show", T03[:12], project)
+    assert code == 0, shown
+    (lesson,) = [line for line in shown.splitlines() if line.startswith("lesson ")]
+    assert "FAKE ROW" in lesson and "second line" in lesson, lesson
+    failure = "ab" * 32
+    (project / STORE / "failures" / f"{failure}.json").write_text(json.dumps(
+        {"contentHash": failure, "subtype": "execution", "message": HOSTILE_TEXT, "traceback": HOSTILE_TEXT,
+         "stdout": HOSTILE_TEXT}), "utf-8")
+    code, recorded, _ = tv(capsys, "show", failure[:12], project)
+    assert code == 0 and "FAKE ROW" in recorded, recorded
+    for text in (out, shown, recorded):
+        assert not any(ch in text for ch in ("\x1b", "\x07", "\u2028")), repr(text)

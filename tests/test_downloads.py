@@ -154,3 +154,27 @@ def test_the_page_s_instructions_run_the_figure_again(tmp_path: Path) -> None:
     assert report["arrays"]["values"]["ok"] and report["arrays"]["values"]["dtype"] == "float64", report
     stored = json.loads(next(store_dir(src).glob("*.json")).read_text("utf-8"))["data"]["values"]
     assert len(report["reproduced"]["values"]) == len(stored) == 3
+
+
+def test_a_lesson_id_the_author_never_wrote_never_costs_the_figure_its_downloads(tmp_path: Path) -> None:
+    """The default lesson id is the page's name, and a Sphinx page may be called ``q&a.md`` or
+    ``what's new.md``: the build used to record that name, then refuse its own artifact's downloads
+    (a ``tensorviz.store`` warning on every build, a failed ``-W`` build) although the author wrote
+    nothing wrong. The recorded id now has the form downloads accept. A ``:lesson:`` the author
+    writes that is not of that form is an option error where it is written, not a store warning later."""
+    from hostile_util import heatmap_page, make_project
+
+    code = "import numpy as np\nresult = np.eye(2)"
+    src = make_project(tmp_path / "src", {"q&a": heatmap_page(code, "Questions"),
+                                          "what's new": heatmap_page(code + " * 2", "News"),
+                                          "named": heatmap_page(code + " * 3", "Named", ':lesson: Q&A "draft"')})
+    built = run_sphinx(src)
+    assert built.statuscode == 0, built.warnings
+    records = built.tensorviz_warnings()
+    (line,) = directive_lines(src / "named.md", "tv-heatmap")
+    assert len(records) == 1 and records[0].startswith(f"{src / 'named.md'}:{line}: WARNING: tv-heatmap: :lesson:"), \
+        records
+    assert records[0].rstrip().endswith("[tensorviz.option]"), records
+    for page in ("q&a", "what's new"):
+        html = (built.outdir / f"{page}.html").read_text("utf-8")
+        assert "Reproduce this figure" in html and "run.py" in html, page

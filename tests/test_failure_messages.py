@@ -83,13 +83,36 @@ def compute(n):
 """
 
 
+NESTED = """\
+def outer(n):
+    return middle(n)
+
+
+def middle(n):
+    return inner(n)
+
+
+def inner(n):
+    raise ValueError(f"n must be even,\\nbut it is {n}\\n(see the lesson's first paragraph)")
+"""
+NESTED_PAGE = """\
+# Nested
+
+```{tv-heatmap}
+:source: models/nested.py
+:function: outer
+:inputs: {n: 3}
+```
+"""
+
+
 @pytest.fixture(scope="module")
 def failed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
     pytest.importorskip("torch")
     src = tmp_path_factory.mktemp("messages") / "src"
-    files = {"conf.py": CONF, "index.md": "# Course\n\n```{toctree}\nmodel\ncrash\nyaml\n```\n",
+    files = {"conf.py": CONF, "index.md": "# Course\n\n```{toctree}\nmodel\ncrash\nyaml\nnested\n```\n",
              "model.md": GRAPH_PAGE, "crash.md": CRASH_PAGE, "yaml.md": YAML_PAGE, "models/mlp.py": MODEL,
-             "models/crash.py": CRASH}
+             "models/crash.py": CRASH, "nested.md": NESTED_PAGE, "models/nested.py": NESTED}
     for name, text in files.items():
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         (src / name).write_text(text, "utf-8")
@@ -156,9 +179,27 @@ def test_a_yaml_error_keeps_its_caret_diagram(failed: tuple[Path, Build]) -> Non
     src, built = failed
     record = record_of(built, src, "yaml", "tv-heatmap")
     assert record.rstrip().endswith("[tensorviz.option]") and "not valid YAML" in record
+    assert "front matter" not in record  # a typo above code in the body: not a value continued there
     (diagram,) = literal_blocks(built.html("yaml"), "tv-message-detail")
     lines = diagram.splitlines()
     pointed = [(lines[i], lines[i + 1]) for i in range(len(lines) - 1) if lines[i].strip() == "{n: [1, 2}"]
     assert pointed, diagram
     source, caret = pointed[-1]
     assert caret.strip() == "^" and source[caret.index("^")] == "}", diagram
+
+
+def test_every_author_frame_is_shown_when_the_traceback_is_longer_than_a_tail(failed: tuple[Path, Build]) -> None:
+    """The warning and the error box used to show the last 8 lines of the traceback: with three author
+    frames and a message of three lines, the header and the outer frames were cut, and a caret line
+    was left dangling. The folded traceback is short already (library frames are one line), so it is
+    shown whole, from its header, every author frame in order."""
+    src, built = failed
+    record = record_of(built, src, "nested", "tv-heatmap")
+    assert "\nTraceback (your code first, most recent call last):\n" in record, record  # after the message
+    traceback = record[record.index("Traceback (your code first"):]
+    frames = [traceback.index(f'File "models/nested.py", line {line}, in {name}')
+              for line, name in ((2, "outer"), (6, "middle"), (10, "inner"))]
+    assert frames == sorted(frames), traceback
+    assert "(see the lesson's first paragraph)" in traceback
+    (shown,) = literal_blocks(built.html("nested"), "tv-traceback")
+    assert shown.startswith("Traceback (your code first") and 'line 2, in outer' in shown, shown

@@ -161,6 +161,7 @@ CASES = {
     "cwd-is-home": (".", None, ""),  # `python -m sphinx` from the home folder puts it on sys.path
     "pythonpath-home": (None, ".", ""),
     "pythonpath-under-home": (None, "projects", ""),  # holds the course and the .env beside it
+    "pythonpath-etc": (None, "/etc", ""),  # a system folder of secrets (/etc/shadow, ssl/private) on PYTHONPATH
     "conf-inserts-parent": (None, None, "import sys, pathlib\n"
                                         "sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))\n"),
 }
@@ -345,6 +346,7 @@ while pid > 1:
     except (OSError, ValueError):
         break
 print("HOLDERS", *holders)
+print("SEEN", len(list(pathlib.Path("/proc").iterdir())))
 result = [[1.0]]
 '''
 
@@ -369,4 +371,77 @@ def test_what_a_worker_can_read_of_the_builds_environment(tmp_path: Path, mode: 
     assert "TV_BUILD_SECRET" not in artifact.get("environment", {}).__repr__()
     holders = [int(pid) for pid in lines["HOLDERS"]]
     assert holders == ([] if mode == "bwrap" else [build.pid]), (holders, build.pid)
+    nothing_left_behind()
+
+
+SCAN_PROC = '''\
+import pathlib
+
+seen, holders = [], []
+for entry in pathlib.Path("/proc").iterdir():
+    try:
+        if entry.name.isdigit() and b"sphinx\\0-q\\0-b" in (entry / "cmdline").read_bytes():
+            seen.append(entry.name)  # the build: python -m sphinx -q -b html ...
+        if entry.name.isdigit() and b"TV_BUILD_SECRET=" in (entry / "environ").read_bytes():
+            holders.append(entry.name)
+    except OSError:
+        pass
+print("BUILD", *seen)
+print("HOLDERS", *holders)
+result = [[1.0]]
+'''
+
+
+@needs_bwrap
+def test_a_system_folder_on_pythonpath_does_not_bring_the_hosts_proc_into_the_sandbox(tmp_path: Path) -> None:
+    """``PYTHONPATH=/proc`` (or ``/etc``, ``/run``, ``/var``): mounted read-only like any other sys.path
+    folder, the host's ``/proc`` would replace the sandbox's own, and every environment of the build's
+    user would be readable, and every process's command line. It is left out, with a located warning:
+    the lesson sees neither the build's process nor its variables."""
+    src = make_project(tmp_path / "src", {"env": heatmap_page(SCAN_PROC, "Proc")},
+                       'tensorviz_sandbox = "bwrap"\n')
+    env = {**os.environ, "TV_BUILD_SECRET": "ci-token-value", "PYTHONPATH": "/proc"}
+    build = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(tmp_path / "out")],
+                           env=env, capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr
+    (artifact,) = load_artifacts(src).values()
+    assert artifact["stdout"].splitlines() == ["BUILD", "HOLDERS"], artifact["stdout"]
+    warning = [w for w in build.stderr.splitlines() if "[tensorviz.config]" in w]
+    assert len(warning) == 1 and f"{src / 'env.md'}:" in warning[0] and "/proc" in warning[0], build.stderr
+    nothing_left_behind()
+
+
+GIT_PROBE = '''\
+import pathlib
+import numpy as np
+
+course = pathlib.Path(__file__).resolve().parent
+for path in (course / ".git" / "config", *sorted((course / ".git").rglob("*"))[:50]):
+    try:
+        text = path.read_text(errors="replace")
+        print("READ", path.name, "SECRET" if {secret!r} in text else "")
+    except Exception as exc:
+        print("DENIED", path.name, type(exc).__name__)
+print("SOURCE", (course / "conf.py").is_file())
+result = np.eye(2)
+'''
+
+
+@needs_bwrap
+def test_the_courses_git_folder_and_its_ci_token_stay_out_of_the_sandbox(tmp_path: Path) -> None:
+    """A CI checkout (GitHub's actions/checkout) leaves its token in ``.git/config``
+    (``http.<url>.extraheader AUTHORIZATION: basic ...``), and the tutorial's course is the repository's
+    root, so the sandbox mounted it with the course. The course stays readable; its ``.git`` does not."""
+    secret = f"ci-token-{os.getpid()}"
+    src = make_project(tmp_path / "src", {"probe": heatmap_page(GIT_PROBE.format(secret=secret), "Git")},
+                       'tensorviz_sandbox = "bwrap"\n')
+    subprocess.run(["git", "init", "-q", str(src)], check=True)
+    subprocess.run(["git", "-C", str(src), "config", "http.https://github.com/.extraheader",
+                    f"AUTHORIZATION: basic {secret}"], check=True)
+    build = run_sphinx(src)
+    assert build.statuscode == 0, build.warnings
+    (artifact,) = load_artifacts(src).values()
+    assert secret not in artifact["stdout"] and "SECRET" not in artifact["stdout"], artifact["stdout"]
+    assert "SOURCE True" in artifact["stdout"], artifact["stdout"]  # the course itself is still there
+    assert "READ config" not in artifact["stdout"], artifact["stdout"]
     nothing_left_behind()

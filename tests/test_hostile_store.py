@@ -280,11 +280,12 @@ def _located_in(stderr: str, src: Path, page: str, subtype: str) -> list[str]:
     return [r for r in warning_records(stderr) if r.startswith(prefix) and f"[tensorviz.{subtype}]" in r]
 
 
-@pytest.mark.parametrize("entry", ["symlink-to-dev-zero", "fifo"])
+@pytest.mark.parametrize("entry", ["symlink-to-dev-zero", "fifo", "folder"])
 def test_a_store_entry_that_is_not_a_regular_file_is_refused_and_replaced(tmp_path: Path, entry: str) -> None:
     """An artifact and a failure record replaced by a symlink to ``/dev/zero`` (read whole, it never
     ends) or by a FIFO (opened for reading, it waits for a writer for ever): the build reads neither,
-    warns at each figure, runs both again and stores regular files in their place."""
+    warns at each figure, runs both again and stores regular files in their place. A folder of that
+    name is refused unread and replaced too."""
     src = make_project(tmp_path / "src", {"first": FIRST, "broken": BROKEN})
     first = _build_in_subprocess(src)
     assert first.returncode == 0, first.stderr
@@ -294,6 +295,9 @@ def test_a_store_entry_that_is_not_a_regular_file_is_refused_and_replaced(tmp_pa
         path.unlink()
         if entry == "fifo":
             os.mkfifo(path)
+        elif entry == "folder":  # a rename cannot replace a folder: the result used to be never stored
+            path.mkdir()
+            (path / "inside").write_text("x")
         else:
             path.symlink_to("/dev/zero")
     again = _build_in_subprocess(src)  # before the fix: a MemoryError traceback, or a hang until the timeout
@@ -343,3 +347,40 @@ def test_a_recorded_truncation_warns_again_on_a_cached_rebuild(tmp_path: Path) -
     (artifact,) = load_artifacts(src).values()
     assert any("tensorviz_max_stdout_kb" in note for note in artifact["notes"])
     assert len(artifact_files(src)) == 1 and "[tensorviz.execution]" not in builds[1].stderr
+
+
+#: JSON nested deeper than Python's parser recurses: valid UTF-8, but json.loads raises RecursionError
+NESTED = "[" * 100_000 + "]" * 100_000
+
+FORGED_RESULT = heatmap_page(f'''\
+import os, pathlib
+
+# the worker's result file, written by the lesson itself, which then leaves before the worker writes one
+pathlib.Path(os.environ["TMPDIR"]).parent.joinpath("result.json").write_text("[" * 100_000 + "]" * 100_000)
+os._exit(0)
+''', "Forged")
+
+
+@pytest.mark.parametrize("pool", [True, False], ids=["pool", "fresh"])
+def test_json_nested_too_deep_to_parse_is_refused_not_a_crash(tmp_path: Path, pool: bool) -> None:
+    """A stored artifact and a failure record of deeply nested JSON (a shared store's, or lesson code's),
+    and a worker result file forged that way by lesson code: each is a located warning (a corrupt
+    artifact is a miss, executed again and replaced), never the build's RecursionError traceback."""
+    src = make_project(tmp_path / "src", {"first": FIRST, "broken": BROKEN, "forged": FORGED_RESULT},
+                       f"tensorviz_worker_pool = {pool}\n")
+    assert _build_in_subprocess(src).returncode == 0
+    (artifact,) = [p for p in artifact_files(src).values()]
+    (failure,) = [p for p in (store_dir(src) / "failures").glob("*.json")
+                  if "broken on purpose" in p.read_text("utf-8")]
+    for path in (artifact, failure):
+        path.write_text(NESTED, "utf-8")
+    again = _build_in_subprocess(src)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "Traceback (most recent call last)" not in again.stderr and "RecursionError" not in again.stderr
+    assert _located_in(again.stderr, src, "first", "store"), again.stderr  # the corrupt artifact: a miss
+    assert ">4<" in (src / "_build" / "first.html").read_text("utf-8")
+    assert json.loads(artifact.read_text("utf-8"))["data"]["values"] == [[1.0, 2.0], [3.0, 4.0]]  # replaced
+    assert any("broken on purpose" in w for w in _located_in(again.stderr, src, "broken", "execution"))
+    assert _located_in(again.stderr, src, "forged", "crash"), again.stderr
+    assert_store_valid(src)
+    nothing_left_behind()

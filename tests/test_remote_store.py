@@ -315,3 +315,32 @@ def test_a_recreated_empty_bucket_is_filled_from_the_warm_cache(heatmaps: dict, 
     assert "4 directives: 4 cached" in capsys.readouterr().out
     again = remote_build(src, url, cache)  # the bucket is complete: nothing more is uploaded
     assert again.summary == (0, 4, 0) and "the store lacked" not in again.status
+
+
+def test_a_truncated_object_in_the_bucket_is_replaced_from_the_warm_cache(heatmaps: dict, s3: S3,  # noqa: F811
+                                                                         tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The bucket lists every artifact, but one object is cut short (an interrupted upload, a tool that
+    wrote an empty object) and another is empty. This machine reads its cached copies and never sees
+    them, and another machine (Read the Docs) finds them unusable. A listing gives each object's size:
+    an object whose size is not that of the checked copy is replaced, and the bucket ends as cached."""
+    cache = tmp_path / "warm-cache"
+    shutil.copytree(heatmaps["base"] / "cache-a", cache)
+    cached = {p.name: p.read_bytes() for p in cache.glob("*.json")}
+    url = s3.url("truncated")
+    fs = s3.fs()
+    base = url.removeprefix("s3://")
+    for number, (name, data) in enumerate(sorted(cached.items())):
+        fs.pipe_file(f"{base}/{name}", data[: len(data) // 2] if number == 0 else b"" if number == 1 else data)
+    assert objects(s3, url) != cached
+    src = copy_root("heatmap", tmp_path / "src")
+    project = [str(src), "--check", "-D", f"tensorviz_artifact_store={url}", "-D", f"tensorviz_cache_dir={cache}"]
+    assert main(["status", *project]) == 1  # status --check sees it too, not only the build
+    out = capsys.readouterr().out
+    assert out.count("(an object cut short); the next build uploads it") == 2, out
+    built = remote_build(src, url, cache)
+    assert built.summary == (0, 4, 0)
+    assert built.tensorviz_warnings() == []
+    assert objects(s3, url) == cached
+    assert "2 artifact(s) the store lacked" in built.status
+    assert main(["status", *project]) == 0

@@ -332,3 +332,91 @@ def _sha256(path: Path) -> str:
     import hashlib
 
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("name", [".ledger", ".lock"])
+def test_no_store_file_is_written_through_a_hard_link(store: ArtifactStore, artifact: dict[str, Any],
+                                                      tmp_path: Path, name: str) -> None:
+    """Lesson code running as the user (or a shared checkout) can make ``failures/.ledger`` or
+    ``failures/.lock`` a hard link to a file of the user's: a regular file, so the checks for links
+    and FIFOs pass it. The store must not append to, truncate or chmod that file; it starts a file of
+    its own, and still vouches for its writes."""
+    outside = tmp_path / "bashrc"
+    outside.write_text("export PATH=/usr/bin\n", "utf-8")
+    outside.chmod(0o600)
+    (store.root / "failures").mkdir(parents=True)
+    entry = store.root / "failures" / name
+    entry.hardlink_to(outside)
+    mark = store.ledger_mark()
+    store.write_artifact(artifact)
+    store.write_failure("f" * 64, {"subtype": "crash", "message": "died"})
+    assert outside.read_text("utf-8") == "export PATH=/usr/bin\n"
+    assert outside.stat().st_mode & 0o777 == 0o600
+    assert not entry.samefile(outside)
+    assert (f"{artifact['contentHash']}.json", _sha256((store.root / f"{artifact['contentHash']}.json"))) in \
+        store.written_since(mark)
+
+
+def test_a_schema_error_in_a_large_artifact_is_a_short_message(artifact: dict[str, Any]) -> None:
+    """jsonschema's message quotes the whole failing value: one bad cell in a 400 x 400 heatmap (or a
+    value nested hundreds deep) made a warning of megabytes, printed by every build. Each message is
+    cut to a readable length and still names the field."""
+    artifact["data"]["values"] = [[0.5] * 400 for _ in range(400)]
+    artifact["data"]["values"][7][3] = "not a number"
+    artifact["data"]["rows"] = [f"r{i}" for i in range(400)]
+    artifact["data"]["columns"] = [f"c{i}" for i in range(400)]
+    errors = schema_errors(artifact)
+    assert errors and all(len(error) <= 400 for error in errors), [len(e) for e in errors]
+    assert any(error.startswith("data/values/7/3: ") for error in errors), errors  # the cell itself
+
+
+def test_remembering_a_validated_file_never_follows_a_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marker of a validated artifact lives in the user's cache, which a restored CI cache or other
+    code can fill with links: a marker that is a link to a private file (``~/.ssh/id_rsa``, 0600) must
+    not make the build chmod that file 0644 (readable by everyone), nor create a dangling link's target."""
+    from sphinx_tensorviz.store.validated import _marker, passed_before, remember_passed
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    key = tmp_path / "id_rsa"
+    key.write_text("PRIVATE\n")
+    key.chmod(0o600)
+    data, other = b'{"an": "artifact"}', b'{"another": "one"}'
+    for marker, target in ((_marker(data), key), (_marker(other), tmp_path / "created-by-the-build")):
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.symlink_to(target)
+    (tmp_path / "created-by-the-build").write_text("")  # a link to a regular file, for the moment
+    assert not passed_before(other)  # a link vouches for nothing, even to a regular file
+    (tmp_path / "created-by-the-build").unlink()
+    remember_passed(data)
+    remember_passed(other)
+    assert key.stat().st_mode & 0o777 == 0o600 and key.read_text() == "PRIVATE\n"
+    assert not (tmp_path / "created-by-the-build").exists()
+    assert passed_before(data) and not _marker(data).is_symlink()  # the build's own marker took its place
+
+
+@pytest.mark.parametrize("entry", ["fifo", "link-to-dev-zero"])
+def test_a_kept_file_that_is_not_a_regular_file_is_made_again(tmp_path: Path, entry: str) -> None:
+    """The drawing and import caches read their entries whole: a FIFO there (a restored CI cache, other
+    code of the user) hung the build, a link to ``/dev/zero`` filled its memory. Such an entry is a
+    miss: made again, and replaced by a regular file."""
+    import os
+    import threading
+
+    from sphinx_tensorviz.core.kept_files import KeptFiles
+
+    kept = KeptFiles(tmp_path / "kept")
+    assert kept.text("ab" * 32, "v1", "svg", lambda: "<svg/>") == "<svg/>"
+    (path,) = [p for p in (tmp_path / "kept").rglob("*.svg")]
+    path.unlink()
+    os.mkfifo(path) if entry == "fifo" else path.symlink_to("/dev/zero")
+    found: list[str] = []
+    reader = threading.Thread(target=lambda: found.append(kept.text("ab" * 32, "v1", "svg", lambda: "<svg>2</svg>")),
+                              daemon=True)
+    reader.start()
+    reader.join(timeout=30)  # a generous bound on a hang
+    if reader.is_alive():
+        with open(path, "wb"):  # let the blocked reader go (a writer for the FIFO)
+            pass
+        pytest.fail("reading a kept FIFO hung")
+    assert found == ["<svg>2</svg>"]
+    assert path.is_file() and not path.is_symlink()

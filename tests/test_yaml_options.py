@@ -164,3 +164,15 @@ def test_block_values_are_the_lines_under_their_key_and_nothing_else() -> None:
     assert block_values(unclosed) == {"inputs": "tokens: 5"}
     assert block_values("```{tv-heatmap}\n:inputs: {a: 1}\n```\n") == {}
     assert block_values(".. tv-heatmap::\n   :inputs:\n      a: 1\n") == {}
+
+
+@pytest.mark.parametrize("written", ["first: 1", "first: 1\nsecond: 2", "{first: 1}", "first:"])
+def test_a_mapping_where_a_list_of_names_belongs_is_an_option_error(written: str) -> None:
+    """``checkpoints:`` with a mapping under it in the front matter (``first: 1``) used to be split
+    into the names ``first:`` and ``1``, and failed at run time as 'produced no tensor: first:, 1'.
+    A name never ends with ``:`` (a layer called again is ``name:1``), so it is a located option error."""
+    from sphinx_tensorviz.read.options import name_list
+
+    with pytest.raises(ValueError, match="a list of names"):
+        name_list(written)
+    assert name_list("embedding, shared:1 block.ffn") == ["embedding", "shared:1", "block.ffn"]

@@ -11,7 +11,7 @@ from typing import Any
 from ..core.words import plural
 from ..store.artifacts import ArtifactStore, StoreProblem
 from .project import CliError, add_project_arguments, open_project
-from .table import table
+from .table import printable, table
 
 MIN_PREFIX = 6
 
@@ -106,10 +106,11 @@ def describe(artifact: dict[str, Any], path: Path) -> str:
     lines.append(f"checks: {sum(c['passed'] for c in checks)}/{len(checks)} passed" if checks else "checks: none")
     for check in checks:
         detail = f" ({check['detail']})" if check.get("detail") else ""
-        lines.append(f"  [{'pass' if check['passed'] else 'FAIL'}] {check['name']}: {check['description']}{detail}")
+        lines.append(printable(f"  [{'pass' if check['passed'] else 'FAIL'}] {check['name']}: {check['description']}"
+                               f"{detail}"))
     stdout = artifact.get("stdout", "")
     lines.append("stdout:" + (" (empty)" if not stdout.strip() else ""))
-    lines.extend(f"  | {line}" for line in stdout.rstrip("\n").splitlines())
+    lines.extend(f"  | {printable(line)}" for line in stdout.rstrip("\n").splitlines())
     return "\n".join(lines)
 
 
@@ -119,14 +120,16 @@ def describe_failure(content_hash: str, path: Path, record: dict[str, Any]) -> s
         f"file           {path}",
         f"recorded at    {record.get('recordedAt', '?')}",
         f"kind           {record.get('subtype', 'execution')}",
-        f"message        {record.get('message', '')}",
     ]
+    lines = [printable(line) for line in lines]
+    first, *rest = str(record.get("message", "")).splitlines() or [""]
+    lines += [printable(f"message        {first}"), *(f"               {printable(line)}" for line in rest)]
     if record.get("traceback"):
         lines.append("traceback:")
-        lines.extend(f"  | {line}" for line in record["traceback"].rstrip("\n").splitlines())
+        lines.extend(f"  | {printable(line)}" for line in record["traceback"].rstrip("\n").splitlines())
     if record.get("stdout"):
         lines.append("stdout:")
-        lines.extend(f"  | {line}" for line in record["stdout"].rstrip("\n").splitlines())
+        lines.extend(f"  | {printable(line)}" for line in record["stdout"].rstrip("\n").splitlines())
     return "\n".join(lines)
 
 

@@ -73,8 +73,8 @@ def entries(project: Project) -> list[dict[str, Any]]:
     store = project.store
     used = {r.content_hash for r in project.requests}
     unused: dict[str, dict[str, Any]] = {}
-    listed = store.artifact_hashes()  # for a remote store, what the store itself holds (one listing)
-    shared = set(listed)
+    listing = store.listing()  # for a remote store, what the store itself holds (one listing)
+    listed = sorted(listing)
     store.prefetch(listed)  # a remote store: fetch them together, not one round trip each
     for content_hash in listed:
         if content_hash not in used:
@@ -88,9 +88,9 @@ def entries(project: Project) -> list[dict[str, Any]]:
         found = store.read_artifact(request.content_hash)
         failure = store.read_failure(request.content_hash)
         previous = None
-        if isinstance(found, dict) and store.uploads and request.content_hash not in shared:
-            state, why = "missing", [f"cached on this machine but not in the store {store.location}; "
-                                     "the next build uploads it"]
+        lacking = store.lacks(request.content_hash, listing) if isinstance(found, dict) and store.uploads else None
+        if lacking:
+            state, why = "missing", [f"{lacking}; the next build uploads it"]
         elif isinstance(found, dict):
             state, why = "cached", []
         elif failure is not None:

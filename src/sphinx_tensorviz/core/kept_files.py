@@ -10,6 +10,7 @@ make it again.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable
@@ -63,11 +64,16 @@ class KeptFiles:
         return made
 
     def read(self, folder: str, name: str) -> bytes | None:
-        """The entry ``folder/name`` (marked as used), or ``None`` when it is absent or unreadable."""
+        """The entry ``folder/name`` (marked as used), or ``None`` when it is absent, unreadable or not a
+        regular file (the cache is the user's: a restored CI cache or other code may have put one there)."""
         path = self.root / folder / name
-        try:
-            content = path.read_bytes()
-        except OSError:
+        try:  # the entry itself, a regular file: a FIFO would block, a link to /dev/zero never end
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    return None
+                content = handle.read()
+        except OSError:  # absent, unreadable, or a link (ELOOP)
             return None
         _keep(path)
         return content

@@ -8,6 +8,7 @@ changes the result, and the *renderer hash* of what only changes the picture.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -24,6 +25,18 @@ INLINE = "<inline>"
 #: PyTorch 2: named outputs, function groups, library sources, attention params, activation layouts;
 #: PyTorch 3: no-ops (``.to()`` to the same dtype) are not recorded, method groups are ``Class.method()``.
 CAPTURE_VERSIONS = {"torch": 3, "jax": 3}
+
+#: a lesson id: a document name or a ``:lesson:`` name (letters, digits, spaces and ``_.,+:()-``). Not
+#: hashed, it reaches the downloads (``run.py``), which refuse an artifact whose id has another form.
+LESSON_ID = re.compile(r"\w[\w .,+:()-]{0,199}")
+
+
+def default_lesson_id(docname: str) -> str:
+    """The lesson id of a page without ``:lesson:``: the last part of its name, with each character a
+    lesson id may not hold made ``_``, so a page called ``q&a`` never costs its figures their downloads."""
+    name = re.sub(r"[^\w .,+:()-]", "_", docname.rsplit("/", 1)[-1]).strip()
+    name = name if re.match(r"\w", name) else f"_{name}"
+    return name[:200]
 
 
 @dataclass(frozen=True)

@@ -331,7 +331,8 @@ def _outcome(key: str, result_path: Path, returncode: int | None, output: bytes,
             check_data_size(result.data, settings.limits)
     except LimitExceeded as exc:
         return Outcome(key, Failure(FailureKind.limit, str(exc), limits=_exceeded(settings.limits, exc.name)))
-    except (OSError, ValueError):  # no result file, not JSON, or not a result the protocol knows
+    except (OSError, ValueError, RecursionError):  # no result file, not JSON (or nested past the parser's
+        # depth: lesson code can write the file), or not a result the protocol knows
         return Outcome(key, Failure(FailureKind.crash, _exit_reason(returncode), _tail(output)))
     if not result.ok and result.kind is FailureKind.limit:  # recorded, so raising the limit runs it again
         result = replace(result, limits=_exceeded(settings.limits, result.limit))

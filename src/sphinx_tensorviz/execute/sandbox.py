@@ -3,12 +3,14 @@
 Inside, the worker sees only what a job needs, read-only: the system's programs and libraries
 (``/usr`` and its links), a short list of ``/etc`` files (no ``/etc/shadow``, no keys), its
 interpreter's prefix and the folders on its ``sys.path`` (site-packages, an editable install's
-source), and the course's source folder. Its job folder is the one writable place but for a
+source), and the course's source folder (without its ``.git``, where a CI checkout keeps its token).
+Its job folder is the one writable place but for a
 private ``/tmp`` and ``/dev/shm``, in memory and bounded by ``tensorviz_memory_limit_mb``; ``/``
 and ``/dev`` are read-only. New user, pid, network, IPC and UTS namespaces: no network and no
 other processes, and when the worker ends the kernel ends every process of its PID namespace.
 
-Nothing that holds a home folder is mounted (``/``, ``/home``, the home folder itself), and
+Nothing that holds a home folder is mounted (``/``, ``/home``, a home folder itself), nothing in a
+system folder of secrets or of the host's processes (``/etc``, ``/var/backups``, ``/run``, ``/proc``), and
 nothing that holds the course's folder (its siblings, such as a ``.env`` beside the course): a
 ``sys.path`` entry of that kind (the home folder on ``PYTHONPATH``) is left out, and the build
 says so (:func:`refused_folders`). What that does and does not protect is written down in
@@ -35,6 +37,14 @@ _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "l
         "passwd", "group", "nsswitch.conf", "hosts", "host.conf", "resolv.conf", "gai.conf", "protocols",
         "services", "mime.types", "os-release", "alternatives", "fonts", "ssl/certs", "ssl/openssl.cnf",
         "ca-certificates", "ca-certificates.conf", "pki/tls/certs", "pki/ca-trust")
+#: system folders no ``sys.path`` entry may bring in, whole, in part, or with the folder that holds
+#: them: secrets (``/etc/shadow``, ``/etc/ssl/private``, ``/var/backups``, ``/run/secrets``), and the
+#: host's ``/proc`` and ``/sys``, which would replace the sandbox's own (``/proc/<build pid>/environ``).
+#: Not all of ``/var``: a CI's workspace (Jenkins: ``/var/lib/jenkins``) may hold the course.
+_PRIVATE_SYSTEM = ("/etc", "/proc", "/sys", "/dev", "/run", "/boot", "/var/run", "/var/backups", "/var/log",
+                   "/var/mail", "/var/spool", "/var/lib/private")
+#: folders of the course folder that the sandbox hides (see :func:`_hidden_in_course`)
+_COURSE_HIDDEN = (".git",)
 #: what the worker's interpreter reports: where it lives and what it imports from
 _PROBE = ("import json, sys; "
           "print(json.dumps([sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, *sys.path]))")
@@ -90,9 +100,21 @@ def sandbox_command(command: list[str], job_dir: Path, srcdir: Path | None, pyth
     readable, _ = mounted_folders(python, inherited, srcdir, tuple(extra_read))
     for folder in readable:
         args += ["--ro-bind", folder, folder]
+    for hidden in _hidden_in_course(srcdir):  # an empty, read-only folder in its place
+        args += ["--tmpfs", hidden, "--remount-ro", hidden]
     args += ["--bind", str(job_dir), str(job_dir), "--remount-ro", "/dev", "--remount-ro", "/",
              "--chdir", str(job_dir / "work")]
     return [*args, "--", *command]
+
+
+def _hidden_in_course(srcdir: Path | None) -> list[str]:
+    """The course's folders that lesson code never needs and that hold a CI token: a CI checkout
+    (GitHub's ``actions/checkout``) leaves it in ``.git/config``, and a course is often the root of
+    its repository. Only real folders: a link's target is mounted only if it is in the course."""
+    if srcdir is None:
+        return []
+    return [str(path) for path in (srcdir.resolve() / name for name in _COURSE_HIDDEN)
+            if path.is_dir() and not path.is_symlink()]
 
 
 def refused_folders(python: str, inherited: Inherited, srcdir: Path | None, extra_read: tuple[str, ...]) -> list[str]:
@@ -121,6 +143,12 @@ def _exposes(folder: Path, homes: set[Path], course: Path | None) -> str | None:
     """Why mounting ``folder`` would show lesson code more than it needs (``None``: it would not)."""
     if folder == Path("/"):
         return "it is the root folder"
+    system = next((Path(p) for p in _PRIVATE_SYSTEM if folder.is_relative_to(p) or Path(p).is_relative_to(folder)),
+                  None)
+    if system is not None:
+        return "it is a system folder that holds secrets" if folder == system else \
+            f"it is in {system}, a system folder that holds secrets" if folder.is_relative_to(system) else \
+            f"it holds {system}, a system folder that holds secrets"
     home = next((h for h in sorted(homes) if h.is_relative_to(folder)), None)
     if home is not None:
         return "it is the home folder" if home == folder else f"it holds the home folder {home}"
@@ -130,10 +158,13 @@ def _exposes(folder: Path, homes: set[Path], course: Path | None) -> str | None:
 
 
 def _homes() -> set[Path]:
-    """The build user's home folders: ``$HOME`` and the password database's (they may differ)."""
+    """The home folders: the build user's (``$HOME`` and the password database's: they may differ), and
+    those of the people with an account here (``/root``, ``/home/...``): a root build that mounted
+    ``/home`` would show every user's files."""
     found = {os.environ.get("HOME", "")}
     try:
         found.add(pwd.getpwuid(os.getuid()).pw_dir)
+        found.update(u.pw_dir for u in pwd.getpwall() if u.pw_dir == "/root" or u.pw_dir.startswith("/home/"))
     except KeyError:
         pass
     return {Path(h).resolve() for h in found if h and h != "/"}

@@ -21,7 +21,7 @@ from sphinx.util.docutils import SphinxDirective
 from ..config import app_of, settings
 from ..core.hashing import sha256_text
 from ..core.nodes import error_box, tensorviz_figure
-from ..core.request import INLINE, ExecutionRequest
+from ..core.request import INLINE, ExecutionRequest, default_lesson_id
 from ..core.state import add_request
 from ..warnings_ import Subtype, warn
 from . import options as opt
@@ -45,7 +45,7 @@ COMMON_OPTIONS: dict[str, Converter] = {
     "choices-check": opt.python_name,
     "alt": opt.text,
     "description": opt.text,
-    "lesson": opt.text,
+    "lesson": opt.lesson_name,
     "name": directives.unchanged,
     "class": directives.class_option,
 }
@@ -147,7 +147,7 @@ class ExecutedDirective(SphinxDirective):
             directive=self.name,
             docname=self.env.docname,
             lineno=self.lineno,
-            lesson_id=values.get("lesson", self.env.docname.rsplit("/", 1)[-1]),
+            lesson_id=values.get("lesson") or default_lesson_id(self.env.docname),
             backend=backend,
             entry=entry,
             files=files,

@@ -59,18 +59,27 @@ def as_written(options: dict[str, str | None], block_text: str) -> dict[str, str
     return {name: written.get(name, raw) for name, raw in options.items()}
 
 
-#: added to an option's YAML error when the rest of its value may have been read as the directive's body
-#: (a line of its own: the error above it may end in a caret diagram)
-CONTINUED = ("\nIf this value goes on over the next lines: MyST reads only the lines that start with ':' as "
-             "options, so those lines became the directive's body; write a value over several lines in the "
-             "directive's --- front matter instead.")
+#: added to an option's YAML error when the rest of its value was read as the directive's body
+CONTINUED = ("\n(MyST reads only the lines that start with ':' as options, so the lines that continue "
+             "this value became the directive's body: write a value over several lines in the directive's "
+             "--- front matter instead)")
 
 
 def continuation_hint(value: str | None, block_text: str, body: str, source: str | None) -> str:
-    """:data:`CONTINUED` for a ``:key:`` value of a MyST directive that opens more brackets than it
-    closes while the directive has a body (where its next lines went), else ""."""
-    text = value or ""
-    unclosed = text.count("[") + text.count("{") > text.count("]") + text.count("}")
-    if not unclosed or not (source or "").endswith(".md") or not body.strip() or front_matter(block_text) is not None:
+    """:data:`CONTINUED` (on a line of its own, after YAML's caret diagram) for a ``:key:`` value of a
+    MyST directive that opens more brackets than it closes, when the directive's body closes them
+    (its first lines are where the value went), else "": a typo such as ``{n: [1, 2}`` above code
+    in the body is not a value continued there."""
+    depth = _depth(value or "")
+    if depth <= 0 or not (source or "").endswith(".md") or front_matter(block_text) is not None:
         return ""
-    return CONTINUED
+    for line in body.splitlines():
+        depth += _depth(line)
+        if depth <= 0:
+            return CONTINUED
+    return ""
+
+
+def _depth(text: str) -> int:
+    """How many more brackets ``text`` opens than it closes."""
+    return text.count("[") + text.count("{") - text.count("]") - text.count("}")

@@ -11,6 +11,7 @@ from typing import Any
 from docutils.parsers.rst import directives
 
 from ..core.hashing import canonical_json
+from ..core.request import LESSON_ID
 
 BACKENDS = ("jax", "torch", "numpy")
 
@@ -67,6 +68,15 @@ def text(argument: str | None) -> str:
     value = " ".join((argument or "").split())
     if not value:
         raise ValueError("this option needs a value")
+    return value
+
+
+def lesson_name(argument: str | None) -> str:
+    """A ``:lesson:`` id of the form a figure's downloads accept (checked here, where it is written)."""
+    value = text(argument)
+    if LESSON_ID.fullmatch(value) is None:
+        raise ValueError(f"{value!r} is not a lesson name: use letters, digits, spaces and _.,+:()- "
+                         "(at most 200, starting with a letter or digit)")
     return value
 
 
@@ -143,6 +153,8 @@ def name_list(argument: str | None) -> list[str]:
         items = [part for item in _yaml_names(text) for part in item.replace(",", " ").split()]
     else:
         items = [item for item in text.replace(",", " ").split() if item]
+    if text.startswith("{") or any(item.endswith(":") for item in items):  # no name ends with ':' (``shared:1``)
+        raise ValueError("a list of names looks like [embedding, block.ffn] or embedding, block.ffn, not a mapping")
     if not items:
         raise ValueError("give at least one name")
     return items

@@ -34,7 +34,7 @@ def decode_entry(raw: bytes) -> tuple[dict[str, Any], list[bytes]] | None:
     line, newline, body = raw[len(_MAGIC):].partition(b"\n")
     try:
         header = json.loads(line) if newline else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     sizes = header.get("parts") if isinstance(header, dict) else None
     if not (isinstance(sizes, list) and all(type(size) is int and size >= 0 for size in sizes)

@@ -35,7 +35,10 @@ from .registry import registry
 from .sweep_figures import per_point, switcher
 from .tables import captions_before_tables
 
+#: a crash's or a timeout's output: its last lines. A lesson's traceback is folded already (its
+#: frames, one line for the library's): shown whole up to _FOLDED_LINES, from its header
 _TRACEBACK_LINES = 8
+_FOLDED_LINES = 40
 
 
 def render_document(document: nodes.document, env: Any) -> None:
@@ -163,7 +166,7 @@ def missing(page: Page, node: tensorviz_figure, request: ExecutionRequest, probl
     failure = page.store.read_failure(request.content_hash)
     if failure is not None:
         subtype = failure_subtype(failure["subtype"])
-        tail = "\n".join(failure["traceback"].splitlines()[-_TRACEBACK_LINES:])
+        tail = traceback_excerpt(failure["traceback"])
         message = failure["message"] or "the lesson code failed without a message"
         what = "result refused" if subtype is Subtype.limit else "lesson code failed"
         warn(f"{request.directive}: {what}: {message}" + (f"\n{tail}" if tail else ""), subtype, location=node)
@@ -180,6 +183,21 @@ def missing(page: Page, node: tensorviz_figure, request: ExecutionRequest, probl
     note += nodes.paragraph("", f"This figure has not been computed yet (execution mode {page.mode!r}; "
                                 f"content hash {request.content_hash[:12]}).")
     return note
+
+
+def traceback_excerpt(text: str) -> str:
+    """What the warning and the error box show of a failure's traceback: a traceback keeps its header
+    and is cut only at a frame (the innermost kept), never mid-frame; any other output its last lines."""
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith("Traceback ("):
+        return "\n".join(lines[-_TRACEBACK_LINES:])
+    limit = _FOLDED_LINES if lines[0].startswith("Traceback (your code first") else _TRACEBACK_LINES + 4
+    if len(lines) <= limit:
+        return text.rstrip("\n")
+    tail = lines[len(lines) - limit + 2:]
+    start = next((n for n, line in enumerate(tail) if line.startswith("  File ")), 0)
+    return "\n".join([lines[0], f"  [{len(lines) - len(tail) + start - 1} lines of outer frames: tensorviz show]",
+                      *tail[start:]])
 
 
 def printed_output(stdout: str) -> nodes.Element:

@@ -12,9 +12,8 @@ hash) runs again. Every write is also noted in ``failures/.ledger`` (name and
 SHA-256), so a file that appears in the store while lesson code runs can be told
 from one a concurrent build wrote (see :mod:`.guard`).
 
-A store that cannot be written (read-only checkout, full disk) does not stop the
-build: :meth:`ArtifactStore.hold` keeps the document in memory for this process,
-and reading finds it there.
+A store that cannot be written (read-only checkout, full disk) does not stop the build:
+:meth:`ArtifactStore.hold` keeps the document in memory for this process, and reading finds it there.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,7 +30,7 @@ from stat import S_ISREG
 from typing import Any
 
 from ..core.hashing import digest
-from .files import Refused, is_regular, read_regular
+from .files import Refused, is_folder, is_private_regular, is_regular, read_regular
 from .schema import schema_errors
 from .validated import passed_before, remember_passed
 
@@ -40,8 +40,7 @@ FILE_MODE = 0o644
 LEDGER = ".ledger"
 _LEDGER_MAX = 256 * 1024
 _MIB = 1024 * 1024
-#: the most bytes read from one store file when no tensorviz_max_result_mb applies (a command on a
-#: store, not a build): a bound, so that a huge or endless file is refused instead of read
+#: the most bytes read from one store file with no tensorviz_max_result_mb (a command, not a build)
 DEFAULT_READ_LIMIT = 256 * _MIB
 #: (store root, kind, content hash) -> document kept in memory because the store could not be written
 _HELD: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -122,14 +121,20 @@ class ArtifactStore:
 
     @property
     def uploads(self) -> bool:
-        """Whether this machine's copy can hold what the store lacks, to be uploaded (a remote store
-        that can be written); a folder is the store itself."""
+        """Whether what the store lacks is uploaded from this machine's copy (a writable remote store)."""
         return False
 
     def upload_missing(self, hashes: Iterable[str]) -> list[str]:
-        """Put into the shared store every artifact among ``hashes`` that it lacks and this machine has;
-        return their hashes. A folder is the store itself: it lacks nothing (see RemoteStore)."""
+        """Upload what the shared store lacks of ``hashes``; a folder is the store itself (see RemoteStore)."""
         return []
+
+    def listing(self) -> dict[str, int | None]:
+        """``{hash: size}`` of the stored artifacts, in one listing (``None``: size not known)."""
+        return dict.fromkeys(self.artifact_hashes())
+
+    def lacks(self, content_hash: str, listing: dict[str, int | None]) -> str | None:
+        """Why the store (``listing``) lacks this machine's copy of a read artifact; a folder never does."""
+        return None
 
     def has_artifact(self, content_hash: str) -> bool:
         return is_regular(self.artifact_path(content_hash)) or self._held("artifact", content_hash) is not None
@@ -199,6 +204,8 @@ class ArtifactStore:
             artifact = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return StoreProblem(path, f"is not valid JSON ({exc})")
+        except RecursionError:  # valid JSON can nest deeper than the parser recurses
+            return StoreProblem(path, "is not valid JSON (nested too deep to read)")
         if self.trusted.get(content_hash) != signature and not passed_before(data):
             errors = schema_errors(artifact)
             if errors:
@@ -250,7 +257,7 @@ class ArtifactStore:
             record = self._held("failure", content_hash)
         except Refused as exc:
             return StoreProblem(path, exc.reason)
-        except (OSError, ValueError):  # ValueError: not UTF-8, not JSON
+        except (OSError, ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep
             return None
         return usable_failure(content_hash, record)
 
@@ -280,8 +287,8 @@ class ArtifactStore:
     def _note_written(self, path: Path, text: str) -> None:
         ledger = self.root / "failures" / LEDGER
         line = f"{path.relative_to(self.root).as_posix()}\t{hashlib.sha256(text.encode('utf-8')).hexdigest()}\n"
-        if ledger.is_symlink() or (ledger.exists() and not is_regular(ledger)):
-            ledger.unlink()  # not ours (a link, a FIFO): never append through it; start a new ledger
+        if os.path.lexists(ledger) and not is_private_regular(ledger):
+            ledger.unlink()  # not ours (a link, a hard link, a FIFO): never append through it; start a new one
         elif is_regular(ledger) and ledger.lstat().st_size > _LEDGER_MAX:  # keep it small: drop the older half
             try:
                 kept = read_regular(ledger, 4 * _LEDGER_MAX).decode("utf-8", "replace").splitlines(keepends=True)
@@ -336,8 +343,8 @@ class ArtifactStore:
             raise Refused(local, "is a symbolic link, not a folder; the store does not write through it")
         local.mkdir(parents=True, exist_ok=True)
         lock = local / ".lock"
-        if lock.is_symlink() or (lock.exists() and not is_regular(lock)):
-            lock.unlink()  # not ours (a link, a FIFO): a new, empty lock file takes its place
+        if os.path.lexists(lock) and not is_private_regular(lock):
+            lock.unlink()  # not ours (a link, a hard link, a FIFO): a new, empty lock file takes its place
         ignore = local / ".gitignore"
         if not ignore.exists():
             text = "# local records of failed executions and the store lock; not committed\n*\n"
@@ -377,6 +384,8 @@ def _atomic_write(path: Path, text: str) -> None:
             return
     except OSError:  # absent, not a regular file (replaced below), too large or unreadable: write
         pass
+    if is_folder(path):  # refused unread like any entry that is not a file; a rename cannot replace it
+        shutil.rmtree(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, FILE_MODE)  # mkstemp makes it 0600
@@ -388,3 +397,4 @@ def _atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+

@@ -45,6 +45,25 @@ def is_regular(path: Path) -> bool:
         return False
 
 
+def is_folder(path: Path) -> bool:
+    """Whether ``path`` itself (not what a link points to) is a folder."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def is_private_regular(path: Path) -> bool:
+    """Whether ``path`` itself is a regular file with no other name (one hard link): a file the store
+    may append to or lock. A hard link made by lesson code (as the user) to a file elsewhere is a
+    regular file too, and writing into it would write into that file."""
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(found.st_mode) and found.st_nlink == 1
+
+
 def read_regular(path: Path, limit: int) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` of them.
 

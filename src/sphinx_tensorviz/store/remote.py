@@ -162,16 +162,25 @@ class RemoteStore(ArtifactStore):
 
     # -- listing -------------------------------------------------------------
     def _list(self, folder: str) -> list[str]:
+        return sorted(self._listing(folder))
+
+    def _listing(self, folder: str) -> dict[str, int | None]:
+        """``{hash: size in bytes}`` of the objects in ``folder`` (``None``: the store gives no size)."""
         self._fs.invalidate_cache()  # another build may have written since
         try:
-            names = self._call("ls", folder, detail=False)
+            entries = self._call("ls", folder, detail=True)
         except (FileNotFoundError, NotImplementedError):
-            return []
+            return {}
         except OSError as exc:
             raise OSError(f"cannot list the artifact store {self.url}: {exc}") from exc
-        stems = (str(n).rstrip("/").rsplit("/", 1)[-1].removesuffix(".json") for n in names
-                 if str(n).endswith(".json"))
-        return sorted({s for s in stems if len(s) == _HASH_LEN and _is_hex(s)})
+        found: dict[str, int | None] = {}
+        for entry in entries:
+            name = str(entry.get("name", "") if isinstance(entry, dict) else entry).rstrip("/")
+            stem = name.rsplit("/", 1)[-1].removesuffix(".json")
+            if name.endswith(".json") and len(stem) == _HASH_LEN and _is_hex(stem):
+                size = entry.get("size") if isinstance(entry, dict) else None
+                found[stem] = size if isinstance(size, int) else None
+        return found
 
     def artifact_hashes(self) -> list[str]:
         return self._list(self._base)
@@ -268,26 +277,43 @@ class RemoteStore(ArtifactStore):
         return not self.read_only
 
     def upload_missing(self, hashes: Iterable[str]) -> list[str]:
-        """Upload every artifact among ``hashes`` that the store's listing lacks, as this machine's cache
-        holds it (the bytes that were checked when read), signed when the signing key is set.
+        """Upload every artifact among ``hashes`` that the store's listing lacks, or lists at another size
+        than this machine's copy (an object cut short: another machine would find it unusable, while
+        this one reads its cache), as this machine's cache holds it (the bytes that were checked when
+        read), signed when the signing key is set.
 
         One listing, whatever the number of hashes. Raises OSError when the store cannot be listed or
         written; a read-only mirror is skipped (it is filled by writing to the store it mirrors).
         """
         if not self.uploads:
             return []
-        lacking = sorted(set(hashes) - set(self.artifact_hashes()))
+        listed = self.listing()
         key = signing_key()
         uploaded = []
-        for content_hash in lacking:
-            data = self._checked_bytes(content_hash)
+        for content_hash in sorted(set(hashes)):
+            data = self._checked_bytes(content_hash) if self.lacks(content_hash, listed) else None
             if data is None:
-                continue  # not held here either: nothing this machine can give
+                continue
             if key is not None:  # the signature first, as write_artifact does
                 self._put("signature", content_hash, sign(key, data))
             self._put("artifact", content_hash, data.decode("utf-8"))
             uploaded.append(content_hash)
         return uploaded
+
+    def listing(self) -> dict[str, int | None]:
+        return self._listing(self._base)
+
+    def lacks(self, content_hash: str, listing: dict[str, int | None]) -> str | None:
+        size = listing.get(content_hash, -1)  # -1: not listed
+        if size is None:
+            return None  # listed, and the store gives no sizes: taken as intact
+        data = self._checked_bytes(content_hash)
+        if data is None or size == len(data):
+            return None  # not held here (nothing to give), or listed at the size of the copy checked here
+        if size < 0:
+            return f"cached on this machine but not in the store {self.location}"
+        return (f"the store {self.location} holds {size:,} bytes of it, this machine's checked copy "
+                f"{len(data):,} (an object cut short)")
 
     def _checked_bytes(self, content_hash: str) -> bytes | None:
         """The artifact's bytes as they were checked in this process (the cached file, if unchanged since,
@@ -322,7 +348,7 @@ class RemoteStore(ArtifactStore):
             record = json.loads(data) if data is not None else self._held("failure", content_hash)
         except OSError:
             record = self._held("failure", content_hash)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read
             return None
         return usable_failure(content_hash, record)
 

@@ -32,7 +32,7 @@ def artifact_validator() -> Any:
 def schema_errors(artifact: Any) -> list[str]:
     """Human-readable schema violations of ``artifact`` (empty when valid)."""
     errors = sorted(artifact_validator().iter_errors(artifact), key=lambda e: list(e.absolute_path))
-    found = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
+    found = [_message(e) for e in errors]
     if not found:
         found = consistency_errors(artifact["data"])
     # jsonschema checks "date-time" only with an optional extra installed; check it ourselves
@@ -45,6 +45,22 @@ def schema_errors(artifact: Any) -> list[str]:
         except ValueError:
             found.append(f"generatedAt: {stamp!r} is not an ISO 8601 date-time")
     return found
+
+
+#: the longest message of one violation: jsonschema's quotes the whole failing value
+_MESSAGE_CHARS = 300
+
+
+def _message(error: Any) -> str:
+    """``path: what is wrong``, short: for a value that fits none of several shapes (``oneOf``), the
+    error of the shape it came closest to, which names the cell (``data/values/7/3``); a long quoted
+    value cut."""
+    while error.context:  # the error that reached deepest into the value: the shape it was meant to have
+        error = max(error.context, key=lambda e: len(e.absolute_path))
+    text = f"{'/'.join(map(str, error.absolute_path)) or '<root>'}: {error.message}"
+    if len(text) <= _MESSAGE_CHARS:
+        return text
+    return f"{text[:_MESSAGE_CHARS - 100]} [...] {text[-80:]}"
 
 
 def consistency_errors(data: dict[str, Any]) -> list[str]:

@@ -9,7 +9,9 @@ schema and the checking code, so a new version validates everything again. The c
 cheap and tie a file to its name (the content hash, the request's digest) run on every read.
 
 Lesson code running without the sandbox runs as your user and could write here, as it could
-write anywhere you can; inside the sandbox the cache is not writable (see *What runs where*).
+write anywhere you can; inside the sandbox the cache is not writable (see *What runs where*). A
+marker is never used through a link (a restored CI cache can hold links): a link vouches for
+nothing, and is replaced, never chmod'ed through, when the file passes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..core.locations import cache_home
+from .files import is_regular
 
 
 @cache
@@ -38,7 +41,7 @@ def _marker(data: bytes) -> Path:
 
 def passed_before(data: bytes) -> bool:
     """Whether these exact bytes passed the current checks on this machine."""
-    return _marker(data).is_file()
+    return is_regular(_marker(data))  # the entry itself: a link vouches for nothing
 
 
 def remember_passed(data: bytes) -> None:
@@ -46,8 +49,12 @@ def remember_passed(data: bytes) -> None:
     marker = _marker(data)
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
-        with open(marker, "a", encoding="utf-8"):
-            pass
-        os.chmod(marker, 0o644)
+        if os.path.lexists(marker) and not is_regular(marker):
+            marker.unlink()  # a link (to a private file: it would be chmod'ed 0644) or a FIFO: not ours
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+        try:
+            os.fchmod(fd, 0o644)
+        finally:
+            os.close(fd)
     except OSError:
         pass

@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...core.request import LESSON_ID
+
 #: a version as installed packages record it (PEP 440, normalised), e.g. 2.4.6, 2.13.0+cpu, 0.5.0rc1.dev3
 VERSION = re.compile(r"[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?(\+[a-z0-9]+(\.[a-z0-9]+)*)?",
                      re.ASCII | re.IGNORECASE)
 #: Python's own version (``platform.python_version()``), e.g. 3.11.7, 3.14.0rc1, 3.13.0a1+
 PYTHON_VERSION = re.compile(r"[0-9]+\.[0-9]+(\.[0-9]+)?((a|b|rc)[0-9]+)?\+?", re.ASCII)
-#: a lesson id: a document name or a ``:lesson:`` name (letters, digits, spaces and ``_.,+:()-``)
-LESSON_ID = re.compile(r"\w[\w .,+:()-]{0,199}")
 #: the frameworks ``requirements.txt`` pins
 FRAMEWORKS = ("numpy", "torch", "jax")
 
