@@ -23,10 +23,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "sphinx_tensorviz"
 PLURAL_NOUN = re.compile(r"^ ([a-z]+s)\b")
 #: third-person verbs that end in s ("{name} is", "{what} differs")
 VERBS = {"is", "has", "was", "does", "differs", "stays", "needs", "lacks", "matches", "names", "gives", "starts",
-         "joins"}
+         "joins", "holds"}
 #: (module, expression) -> why it needs no plural()
 NOT_COUNTS = {
-    ("features/activations/render.py", "layout.capitalize()[:-1]"): "a word: 'Channel values: RMS'",
     ("core/limits.py", "cells:,"): "over a limit of at least one cell: never one",
     ("core/limits.py", "count:,"): "over a limit of at least one node: never one",
     ("execute/activations.py", "minimum"): "a layout's axes: two or three",
@@ -39,6 +38,7 @@ NOT_COUNTS = {
     ("store/schema.py", "width"): "'2 x 3 values': the grid's shape, not a count of values",
     ("store/artifacts.py", "stat.st_size:,"): "over the size limit: never one byte",
     ("store/remote.py", "len(data):,"): "over the size limit: never one byte",
+    ("store/files.py", "found.st_size:,"): "over the size limit: never one byte",
 }
 
 

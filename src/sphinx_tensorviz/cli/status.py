@@ -9,6 +9,7 @@ from typing import Any
 
 from ..core.hashing import canonical_json
 from ..core.request import ExecutionRequest
+from ..core.words import plural
 from ..execute.fingerprint import EnvironmentCheck
 from ..store.artifacts import StoreProblem
 from ..store.timings import Timing, megabytes, timings
@@ -64,7 +65,7 @@ def one_line(why: list[str], content_hash: str) -> str:
     shown = []
     for reason in why:
         first, *rest = reason.strip().splitlines() or [""]
-        shown.append(f"{first} [+{len(rest)} lines: tensorviz show {content_hash[:12]}]" if rest else first)
+        shown.append(f"{first} [+{plural(len(rest), 'line')}: tensorviz show {content_hash[:12]}]" if rest else first)
     return "; ".join(shown)
 
 

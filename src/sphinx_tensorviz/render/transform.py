@@ -20,6 +20,7 @@ from ..core.limits import Limits, data_size_problem
 from ..core.nodes import error_box, tensorviz_figure
 from ..core.request import ExecutionRequest
 from ..core.sweep import Sweep
+from ..core.words import plural
 from ..store.artifacts import StoreProblem
 from ..store.build import build_store
 from ..warnings_ import Subtype, failure_subtype, warn
@@ -196,7 +197,7 @@ def traceback_excerpt(text: str) -> str:
         return text.rstrip("\n")
     tail = lines[len(lines) - limit + 2:]
     start = next((n for n, line in enumerate(tail) if line.startswith("  File ")), 0)
-    return "\n".join([lines[0], f"  [{len(lines) - len(tail) + start - 1} lines of outer frames: tensorviz show]",
+    return "\n".join([lines[0], f"  [{plural(len(lines) - len(tail) + start - 1, 'line')} of outer frames: tensorviz show]",
                       *tail[start:]])
 
 

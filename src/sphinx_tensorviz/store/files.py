@@ -15,6 +15,8 @@ import os
 import stat
 from pathlib import Path
 
+from ..core.words import plural
+
 #: what to call an entry that is not a regular file, by its ``S_IFMT``
 _KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFSOCK: "a socket",
           stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFDIR: "a folder"}
@@ -96,5 +98,5 @@ def read_regular(path: Path, limit: int) -> bytes:
     finally:
         os.close(fd)
     if size > limit:  # it grew while being read
-        raise Refused(path, f"is over the limit of {limit:,} bytes; it was not read")
+        raise Refused(path, f"is over the limit of {plural(limit, 'byte')}; it was not read")
     return b"".join(chunks)

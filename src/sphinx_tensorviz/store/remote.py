@@ -38,6 +38,7 @@ from typing import Any
 
 from ..config import reset
 from ..core.locations import default_cache_dir, is_url
+from ..core.words import plural
 from ..warnings_ import Subtype, warn
 from .artifacts import (
     ArtifactStore,
@@ -312,7 +313,7 @@ class RemoteStore(ArtifactStore):
             return None  # not held here (nothing to give), or listed at the size of the copy checked here
         if size < 0:
             return f"cached on this machine but not in the store {self.location}"
-        return (f"the store {self.location} holds {size:,} bytes of it, this machine's checked copy "
+        return (f"the store {self.location} holds {plural(size, 'byte')} of it, this machine's checked copy "
                 f"{len(data):,} (an object cut short)")
 
     def _checked_bytes(self, content_hash: str) -> bytes | None:

@@ -192,9 +192,9 @@ def _channel_rows(name: str, record: dict[str, Any], cid: str) -> tuple[str, Cal
     """Channels x length as one heatmap: a row per channel, a column per position (or pooled run)."""
     matrix, step = record["matrix"], record.get("step", 1)
     count, length = record["count"], record["length"]
-    label = f"{name}: {count} channels × length {length} (rows: channel, columns: position)"
+    label = f"{name}: {plural(count, 'channel')} × length {length} (rows: channel, columns: position)"
     if len(matrix) < count:
-        label += f"; the first {len(matrix)} channels drawn"
+        label += f"; the first {plural(len(matrix), 'channel')} drawn"
     rows = [f"channel {k}" for k in range(len(matrix))]
     columns = [f"p{j * step}" if step == 1 else f"p{j * step}–{j * step + step - 1}" for j in range(len(matrix[0]))]
     data = {"values": matrix, "rows": rows, "columns": columns, "unit": "activation", "diverging": True}
