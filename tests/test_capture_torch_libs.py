@@ -199,3 +199,23 @@ def test_mamba_mixer_groups_are_named_with_their_class_and_layer_weights_link_to
     for weight in ("layers.0.mixer.conv1d.weight", "layers.0.mixer.conv1d.bias"):
         source = nodes[weight]["source"]
         assert "self.conv1d = nn.Conv1d(" in lines[source["line"] - 1], weight
+
+
+def test_a_checkpoint_named_by_its_op_alone_lists_the_ops_of_that_name() -> None:
+    """An author who wants GPT-2's attention weights writes ``softmax``; the message listed only
+    the top-level modules (``wte, wpe, drop, h, ln_f``), not ``h.0.attn.softmax_0``. A name of one
+    part is compared with the last part of each id too, and the id it suggests can be written."""
+    config = transformers.GPT2Config(vocab_size=32, n_positions=16, n_embd=16, n_layer=2, n_head=4,
+                                     bos_token_id=0, eos_token_id=0)
+    config._attn_implementation = "eager"  # the attention weights are a softmax op, not inside SDPA
+    torch.manual_seed(0)
+    model = transformers.GPT2Model(config).eval()
+    ids = (torch.ones(1, 6, dtype=torch.long),)
+    with pytest.raises(ValueError) as caught:
+        capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=("softmax",))
+    message = str(caught.value)
+    assert message.startswith("checkpoint 'softmax' is not a module or node of the graph; the closest"), message
+    suggested = message.partition("nodes: ")[2].split(", ")
+    assert set(suggested[:2]) == {"h.0.attn.softmax_0", "h.1.attn.softmax_0"}, suggested
+    result = capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=(suggested[0],))
+    assert list(result["activations"]) == [suggested[0]]
