@@ -219,3 +219,22 @@ def test_a_checkpoint_named_by_its_op_alone_lists_the_ops_of_that_name() -> None
     assert set(suggested[:2]) == {"h.0.attn.softmax_0", "h.1.attn.softmax_0"}, suggested
     result = capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=(suggested[0],))
     assert list(result["activations"]) == [suggested[0]]
+
+
+def test_a_checkpoint_on_a_layer_whose_weights_a_function_uses_names_that_op() -> None:
+    """Mamba's mixer never calls ``self.conv1d``: it passes ``self.conv1d.weight`` to ``F.conv1d``.
+    ``:checkpoints: layers.0.mixer.conv1d`` said only 'never ran ... checkpoint a module that
+    runs'; it names the op that used the layer's weights, and that op can be checkpointed."""
+    config = transformers.MambaConfig(vocab_size=32, hidden_size=16, state_size=4, num_hidden_layers=1, expand=2,
+                                      conv_kernel=3, time_step_rank=4)
+    torch.manual_seed(0)
+    model = transformers.MambaModel(config).eval()
+    ids = (torch.ones(1, 5, dtype=torch.long),)
+    with pytest.raises(ValueError) as caught:
+        capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=("layers.0.mixer.conv1d",))
+    message = str(caught.value)
+    assert message.startswith("checkpoint 'layers.0.mixer.conv1d' is a module of the model that never ran"), message
+    named = message.partition("its weights are used by ")[2].partition(" ")[0].strip(",;")
+    assert named, message
+    result = capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=(named,))
+    assert tuple(result["activations"][named].shape) == (1, 32, 7)  # 32 channels, 5 tokens + 2 of padding
