@@ -241,3 +241,29 @@ def test_flax_nnx_attention_weights_with_a_unit_group_axis_are_heads():
     record = records(capture_jax_graph(model, (x,), __file__, checkpoints=weights), channels_first=False)[weights[0]]
     assert (record["layout"], record["count"], record["mapShape"]) == ("heads", 2, [5, 5]), record.get("problem")
     assert np.allclose(np.asarray(record["maps"]).sum(axis=-1), 1, atol=1e-5)
+
+
+def test_a_weight_normed_convolution_is_channel_data():
+    """``weight_norm`` and ``spectral_norm`` (``torch.nn.utils.parametrizations``) make the layer a
+    ``ParametrizedConv1d``: Wav2Vec2's positional convolution [1, 16, T] was read as tokens x
+    features ("token 39, 40 features"), as were the slice and GELU after it."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.Wav2Vec2Config(hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                         intermediate_size=32, conv_dim=(8, 8), conv_stride=(5, 2),
+                                         conv_kernel=(10, 3), num_conv_pos_embeddings=4,
+                                         num_conv_pos_embedding_groups=2)
+    torch.manual_seed(0)
+    model = transformers.Wav2Vec2Model(config).eval()
+    assert type(model.encoder.pos_conv_embed.conv).__name__ == "ParametrizedConv1d"  # what this test is about
+    names = ["encoder.pos_conv_embed.conv", "encoder.pos_conv_embed.padding", "encoder.pos_conv_embed.activation"]
+    captured = capture_torch_graph(model, (torch.randn(1, 400),), __file__, checkpoints=names)
+    found = records(captured, channels_first=True)
+    for name in names:
+        assert (found[name]["layout"], found[name]["count"]) == ("channels-length", 16), (name, found[name])
+
+    conv2d = nn.utils.parametrizations.spectral_norm(nn.Conv2d(2, 5, 3, padding=1))
+    captured = capture_torch_graph(nn.Sequential(conv2d, nn.ReLU()).eval(), (torch.randn(1, 2, 6, 6),), __file__,
+                                   checkpoints=["0", "1"])
+    found = records(captured, channels_first=True)
+    for name in ("0", "1"):
+        assert (found[name]["layout"], found[name]["count"], found[name]["mapShape"]) == ("channels", 5, [6, 6]), name

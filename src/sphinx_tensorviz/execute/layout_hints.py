@@ -223,11 +223,13 @@ class _Graph:
 
 def _op_name(node: Mapping[str, Any]) -> str:
     """``torch.nn.functional.conv1d`` -> ``conv1d``, ``Tensor.__add__`` -> ``add``, ``ReLU`` -> ``relu``;
-    a module's class when its op is the generic ``Module``."""
+    a module's class when its op is the generic ``Module``. A layer given ``weight_norm`` or
+    ``spectral_norm`` (``torch.nn.utils.parametrize``, as Wav2Vec2's positional convolution) has
+    the class ``Parametrized<Layer>``: it computes what the layer does, so it is read as the layer."""
     op = str(node.get("op") or "")
     if op == "Module":
         op = str(node.get("class") or "")
-    return op.rsplit(".", 1)[-1].strip("_").lower()
+    return op.rsplit(".", 1)[-1].removeprefix("Parametrized").strip("_").lower()
 
 
 def _is_channel_op(node: Mapping[str, Any]) -> bool:
