@@ -267,3 +267,44 @@ def test_a_weight_normed_convolution_is_channel_data():
     found = records(captured, channels_first=True)
     for name in ("0", "1"):
         assert (found[name]["layout"], found[name]["count"], found[name]["mapShape"]) == ("channels", 5, [6, 6]), name
+
+
+class PatchEmbedding(nn.Module):
+    """A ViT patch embedding: conv, ``flatten(2)`` (channels x positions), then ``transpose`` (tokens)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Conv2d(3, 5, 2, stride=2)
+
+    def forward(self, x):
+        maps = self.proj(x)
+        flat = maps.flatten(2)  # [1, 5, 9]
+        viewed = torch.relu(maps.view(1, 5, -1))
+        return flat.transpose(1, 2), viewed
+
+
+def test_channel_maps_flattened_to_positions_are_channels_by_length():
+    """``conv(x).flatten(2)`` is [1, 5, 9]: 5 channels along 9 positions, drawn as "token 8, 9 features"
+    (a wrong label); the tokens after ``transpose(1, 2)`` stay tokens."""
+    names = ["flatten_0", "view_0", "relu_0", "transpose_0"]
+    captured = capture_torch_graph(PatchEmbedding().eval(), (torch.randn(1, 3, 6, 6),), __file__, checkpoints=names)
+    found = records(captured, channels_first=True)
+    for name in names[:3]:
+        record = found[name]
+        assert (record["layout"], record["count"], record["length"]) == ("channels-length", 5, 9), (name, record)
+        assert np.allclose(record["matrix"], captured["activations"][name].numpy()[0], atol=1e-6), name
+    assert found["transpose_0"]["layout"] == "tokens"
+
+    class Flattened(nnx.Module):  # Flax keeps channels last: [1, 3, 3, 5] -> [1, 9, 5]
+        def __init__(self, rngs):
+            self.conv = nnx.Conv(3, 5, kernel_size=(2, 2), strides=(2, 2), rngs=rngs)
+
+        def __call__(self, x):
+            return self.conv(x).reshape(1, 9, 5)
+
+    captured = capture_jax_graph(Flattened(nnx.Rngs(0)), (jnp.ones((1, 6, 6, 3)),), __file__,
+                                 checkpoints=["reshape_0"])
+    assert layout_hints(captured["graph"], captured["activations"])["reshape_0"] == "length-channels"
+    record = records(captured, channels_first=False)["reshape_0"]  # drawn with the channels as rows
+    assert (record["layout"], record["count"], record["length"]) == ("channels-length", 5, 9), record
+    assert np.allclose(record["matrix"], np.asarray(captured["activations"]["reshape_0"])[0].T, atol=1e-6)

@@ -34,6 +34,8 @@ _KEEPS_LAYOUT = re.compile(r"^(add|sub|mul|div|neg|abs|relu\d*|leaky_?relu|gelu|
                            r"stop_gradient|squeeze|unsqueeze|reshape|view|expand_dims|broadcast_in_dim)$")
 #: ops that cut or pad axes but keep what each axis is (Mamba's ``conv1d(x)[..., :length]``)
 _CUTS = re.compile(r"^(getitem|slice|narrow|dynamic_slice|pad|constant_pad_nd)$")
+#: ops that may merge a channel map's two spatial axes into one (``flatten(2)``, ``view(B, C, -1)``)
+_MERGES = re.compile(r"^(flatten|view|reshape)$")
 #: node params that give a channel layer's output channels (PyTorch modules)
 _CHANNEL_PARAMS = ("out_channels", "num_features", "num_channels")
 _DEPTH = 16
@@ -77,17 +79,18 @@ class _Graph:
         self.batch_sizes = {shape[0] for node in self.nodes if node["kind"] == "input"
                             for shape in [_shape(node)] if len(shape) >= 2}
         self.visited: set[str] = set()  # ops walked back through for the current checkpoint
+        self.merged = False  # the walk went through a merge of a channel map's spatial axes
 
     def hint(self, name: str, shape: list[int]) -> str | None:
         node = self.by_id.get(name)
         if node is None or not shape:
             return None
-        self.visited = set()
+        self.visited, self.merged = set(), False
         producer = self._producer(node, shape)
         if producer is None:
             return None
         if _is_softmax_op(producer) or self._is_softmax_pattern(producer):
-            return self._heads(shape)
+            return None if self.merged else self._heads(shape)
         return self._channels(producer, shape, node)
 
     # -- finding the producer ----------------------------------------------------------------
@@ -121,7 +124,8 @@ class _Graph:
             return None
         self.visited.add(node["id"])
         cuts = bool(_CUTS.match(_op_name(node)))
-        if depth >= _DEPTH or not (cuts or _KEEPS_LAYOUT.match(_op_name(node))):
+        merges = bool(_MERGES.match(_op_name(node)))
+        if depth >= _DEPTH or not (cuts or merges or _KEEPS_LAYOUT.match(_op_name(node))):
             return None
         for source in self.sources.get(node["id"], []):
             upstream = self.by_id.get(source)
@@ -131,6 +135,12 @@ class _Graph:
                 found = self._walk_back(upstream, _shape(upstream), depth + 1)
                 if found is not None:
                     return found
+            elif merges and not self.merged and _merges_spatial_axes(_shape(upstream), shape):
+                self.merged = True  # channel maps read as channels x length from here on
+                found = self._walk_back(upstream, _shape(upstream), depth + 1)
+                if found is not None:
+                    return found
+                self.merged = False
         return None
 
     def _is_softmax_pattern(self, node: dict[str, Any]) -> bool:
@@ -166,6 +176,10 @@ class _Graph:
     def _channels(self, producer: dict[str, Any], shape: list[int], checkpoint: dict[str, Any]) -> str | None:
         """Channel maps or channels x length, with the channel axis first or last."""
         rank = _rank(producer)
+        if self.merged:  # a 2-D map's positions in one axis (a ViT's patches before their transpose)
+            if rank not in (2, None):
+                return None
+            rank = 1
         if rank is None:
             rank = len(shape) - 2  # a norm or pool that does not say: batched, channels and spatial axes
         if rank not in (1, 2) or len(shape) not in (rank + 1, rank + 2):
@@ -262,6 +276,15 @@ def _out_spec(node: Mapping[str, Any]) -> list[int] | None:
 def _shape(node: Mapping[str, Any]) -> list[int]:
     outputs = node.get("outputs") or [{}]
     return [int(n) for n in outputs[0].get("shape") or []]
+
+
+def _merges_spatial_axes(before: list[int], after: list[int]) -> bool:
+    """``[B, C, H, W] -> [B, C, H*W]`` or ``[B, H, W, C] -> [B, H*W, C]``: the channel axis is kept."""
+    if len(before) != 4 or len(after) != 3 or before[0] != after[0]:
+        return False
+    first = before[1] == after[1] and before[2] * before[3] == after[2]
+    last = before[3] == after[2] and before[1] * before[2] == after[1]
+    return first or last
 
 
 def _same(a: list[int], b: list[int]) -> bool:
