@@ -308,3 +308,27 @@ def test_channel_maps_flattened_to_positions_are_channels_by_length():
     record = records(captured, channels_first=False)["reshape_0"]  # drawn with the channels as rows
     assert (record["layout"], record["count"], record["length"]) == ("channels-length", 5, 9), record
     assert np.allclose(record["matrix"], np.asarray(captured["activations"]["reshape_0"])[0].T, atol=1e-6)
+
+
+def test_tokens_transposed_to_features_by_positions_are_channels_by_length():
+    """Segformer turns its tokens [1, 64, 8] into [1, 8, 64] with ``transpose(1, 2)`` before a
+    convolution: 8 channels along 64 positions, drawn as "token 7, 64 features" (a wrong label).
+    A swap of the last two axes flips the layout it read; the patch embedding's own transpose of
+    channels x length back to tokens stays tokens."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.SegformerConfig(num_channels=3, num_encoder_blocks=1, depths=[1], sr_ratios=[2],
+                                          hidden_sizes=[8], patch_sizes=[3], strides=[2], num_attention_heads=[1],
+                                          mlp_ratios=[2])
+    torch.manual_seed(0)
+    model = transformers.SegformerModel(config).eval()
+    block = "stages.0.blocks.0"
+    swapped = {f"{block}.attention.sequence_reduction.transpose_0": 8, f"{block}.mlp.dwconv.transpose_0": 16}
+    tokens = ["stages.0.patch_embeddings.transpose_0", f"{block}.mlp.dwconv.transpose_1"]
+    captured = capture_torch_graph(model, (torch.randn(1, 3, 16, 16),), __file__, checkpoints=[*swapped, *tokens])
+    found = records(captured, channels_first=True)
+    for name, channels in swapped.items():
+        record = found[name]
+        assert (record["layout"], record["count"], record["length"]) == ("channels-length", channels, 64), record
+        value = captured["activations"][name].numpy()[0]
+        assert np.allclose(record["values"], value.mean(axis=1), atol=1e-6), name  # one value per channel
+    assert [found[name]["layout"] for name in tokens] == ["tokens", "tokens"]

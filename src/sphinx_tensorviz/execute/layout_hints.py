@@ -36,6 +36,8 @@ _KEEPS_LAYOUT = re.compile(r"^(add|sub|mul|div|neg|abs|relu\d*|leaky_?relu|gelu|
 _CUTS = re.compile(r"^(getitem|slice|narrow|dynamic_slice|pad|constant_pad_nd)$")
 #: ops that may merge a channel map's two spatial axes into one (``flatten(2)``, ``view(B, C, -1)``)
 _MERGES = re.compile(r"^(flatten|view|reshape)$")
+#: ops that may swap a 3-axis tensor's last two axes (tokens x features -> features x tokens)
+_SWAPS = re.compile(r"^(transpose|permute|mt|swapaxes|swapdims|movedim|moveaxis)$")
 #: node params that give a channel layer's output channels (PyTorch modules)
 _CHANNEL_PARAMS = ("out_channels", "num_features", "num_channels")
 _DEPTH = 16
@@ -80,15 +82,17 @@ class _Graph:
                             for shape in [_shape(node)] if len(shape) >= 2}
         self.visited: set[str] = set()  # ops walked back through for the current checkpoint
         self.merged = False  # the walk went through a merge of a channel map's spatial axes
+        self.swaps: list[dict[str, Any]] = []  # swaps of the last two axes the walk stopped at
+        self.nesting = 0  # hints asked for the tensors those swaps read
 
     def hint(self, name: str, shape: list[int]) -> str | None:
         node = self.by_id.get(name)
         if node is None or not shape:
             return None
-        self.visited, self.merged = set(), False
+        self.visited, self.merged, self.swaps = set(), False, []
         producer = self._producer(node, shape)
         if producer is None:
-            return None
+            return self._swapped(shape)
         if _is_softmax_op(producer) or self._is_softmax_pattern(producer):
             return None if self.merged else self._heads(shape)
         return self._channels(producer, shape, node)
@@ -126,6 +130,8 @@ class _Graph:
         cuts = bool(_CUTS.match(_op_name(node)))
         merges = bool(_MERGES.match(_op_name(node)))
         if depth >= _DEPTH or not (cuts or merges or _KEEPS_LAYOUT.match(_op_name(node))):
+            if _SWAPS.match(_op_name(node)) and len(_shape(node)) == 3:
+                self.swaps.append(node)
             return None
         for source in self.sources.get(node["id"], []):
             upstream = self.by_id.get(source)
@@ -141,6 +147,27 @@ class _Graph:
                 if found is not None:
                     return found
                 self.merged = False
+        return None
+
+    def _swapped(self, shape: list[int]) -> str | None:
+        """The hint of a 3-axis tensor whose last two axes a transpose swapped (Segformer's
+        ``tokens.transpose(1, 2)`` before a convolution): tokens x features, or a length x channels
+        tensor, become channels x length; channels x length become tokens again (no hint)."""
+        swaps = [n for n in self.swaps if _shape(n) == shape]
+        if len(swaps) != 1 or self.nesting >= _DEPTH:
+            return None
+        swap = swaps[0]
+        for source in self.sources.get(swap["id"], []):
+            upstream = self.by_id.get(source, {})
+            before = _shape(upstream)
+            if upstream.get("op") in ("Parameter", "Buffer") or not _swaps_last_two(swap, before, shape):
+                continue
+            self.nesting += 1
+            try:
+                inner = self.hint(source, before)
+            finally:
+                self.nesting -= 1
+            return {None: "channels-length", "length-channels": "channels-length"}.get(inner)
         return None
 
     def _is_softmax_pattern(self, node: dict[str, Any]) -> bool:
@@ -285,6 +312,20 @@ def _merges_spatial_axes(before: list[int], after: list[int]) -> bool:
     first = before[1] == after[1] and before[2] * before[3] == after[2]
     last = before[3] == after[2] and before[1] * before[2] == after[1]
     return first or last
+
+
+def _swaps_last_two(node: Mapping[str, Any], before: list[int], after: list[int]) -> bool:
+    """Whether ``node`` made ``[B, a, b]`` out of ``[B, b, a]``: by its parameters (``transpose(1, 2)``,
+    ``permute(0, 2, 1)``, a JAX permutation) or, where those say nothing, by the shapes when a != b."""
+    if len(before) != 3 or after != [before[0], before[2], before[1]]:
+        return False
+    params = node.get("params") or {}
+    order = params.get("permutation") or params.get("dims")
+    if isinstance(order, list):
+        return [int(axis) % 3 for axis in order] == [0, 2, 1]
+    if isinstance(params.get("dim0"), int) and isinstance(params.get("dim1"), int):
+        return {params["dim0"] % 3, params["dim1"] % 3} == {1, 2}
+    return _op_name(node) == "mt" or before[1] != before[2]
 
 
 def _same(a: list[int], b: list[int]) -> bool:
