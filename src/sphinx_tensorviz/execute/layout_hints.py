@@ -6,7 +6,10 @@ what *made* it: a convolution, pooling or channel norm of any rank makes channel
 and, where it is known, its channel count tell which axis holds the channels); a softmax makes
 probabilities (attention maps when its last two axes are query x key). Ops that keep their
 input's layout (activations, dropout, elementwise arithmetic, a squeeze of unit axes) are walked
-back through, so a ReLU after a 1-D convolution is read as that convolution's output.
+back through, so a ReLU after a 1-D convolution is read as that convolution's output; so is a
+flatten or reshape that puts a channel map's positions on one axis (read as channels x length).
+A transpose of a 3-axis tensor's last two axes flips what its input was read as (tokens x
+features become features along positions, as Segformer feeds its tokens to a convolution).
 
 A hint names the layout exactly, or there is none and :mod:`.activations` falls back to what the
 shape alone settles, or asks for ``:layout:`` with a located warning: never a guessed label.
