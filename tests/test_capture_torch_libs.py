@@ -238,3 +238,23 @@ def test_a_checkpoint_on_a_layer_whose_weights_a_function_uses_names_that_op() -
     assert named, message
     result = capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=(named,))
     assert tuple(result["activations"][named].shape) == (1, 32, 7)  # 32 channels, 5 tokens + 2 of padding
+
+
+def test_a_softmax_checkpoint_in_a_model_using_sdpa_says_how_to_record_the_weights() -> None:
+    """transformers 5 runs attention in ``scaled_dot_product_attention`` by default, whose softmax
+    is never a node: ``:checkpoints: softmax`` listed the top-level modules and nothing else. The
+    message names the SDPA ops and the eager attention that records the weights."""
+    config = transformers.GPT2Config(vocab_size=32, n_positions=16, n_embd=16, n_layer=1, n_head=4,
+                                     bos_token_id=0, eos_token_id=0)
+    torch.manual_seed(0)
+    model = transformers.GPT2Model(config).eval()
+    ids = (torch.ones(1, 6, dtype=torch.long),)
+    with pytest.raises(ValueError) as caught:
+        capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=("softmax",))
+    message = str(caught.value)
+    assert "its softmax is inside scaled_dot_product_attention (h.0.attn." in message, message
+    assert 'attn_implementation="eager"' in message
+    config._attn_implementation = "eager"  # following the advice records the weights
+    eager = transformers.GPT2Model(config).eval()
+    result = capture_torch_graph(eager, ids, __file__, kwargs={"use_cache": False}, checkpoints=("h.0.attn.softmax_0",))
+    assert tuple(result["activations"]["h.0.attn.softmax_0"].shape) == (1, 4, 6, 6)

@@ -83,9 +83,11 @@ class ModuleTable:
                     "module forward does not call); checkpoint a module that runs")
         close = closest_names(name, [*(n for n in self.modules if n), *nodes])
         if close:
-            return f"is not a module or node of the graph; the closest module paths and nodes: {', '.join(close)}"
-        top = [n for n in self.modules if n and "." not in n][:_LISTED]
-        return f"is not a module or node of the graph; its top-level modules: {', '.join(top) or 'none'}"
+            found = f"is not a module or node of the graph; the closest module paths and nodes: {', '.join(close)}"
+        else:
+            top = [n for n in self.modules if n and "." not in n][:_LISTED]
+            found = f"is not a module or node of the graph; its top-level modules: {', '.join(top) or 'none'}"
+        return found + _fused_softmax_note(name, nodes)
 
     def _weight_users(self, name: str, edges: list[dict[str, Any]]) -> list[str]:
         """The ops that apply module ``name``'s weights to data (at most ``_LISTED``).
@@ -114,6 +116,18 @@ class ModuleTable:
             if owner in self.modules and is_torch_leaf(self.modules[owner]):
                 return owner
         return None
+
+
+def _fused_softmax_note(name: str, nodes: Collection[str]) -> str:
+    """Where a softmax asked for went: ``scaled_dot_product_attention`` (transformers' default
+    attention) computes it inside one op, so no node holds the attention weights."""
+    fused = [node for node in nodes if node.rsplit(".", 1)[-1].startswith("scaled_dot_product_attention")]
+    if "softmax" not in name.rsplit(".", 1)[-1].lower() or not fused:
+        return ""
+    listed = ", ".join(fused[:_LISTED // 2]) + (", ..." if len(fused) > _LISTED // 2 else "")
+    return (f"; its softmax is inside scaled_dot_product_attention ({listed}), which keeps the attention "
+            'weights to itself: build a transformers model with attn_implementation="eager" (or compute '
+            "softmax(q @ k.T) in the model) to checkpoint them")
 
 
 def is_torch_leaf(module: nn.Module) -> bool:
