@@ -332,3 +332,38 @@ def test_tokens_transposed_to_features_by_positions_are_channels_by_length():
         value = captured["activations"][name].numpy()[0]
         assert np.allclose(record["values"], value.mean(axis=1), atol=1e-6), name  # one value per channel
     assert [found[name]["layout"] for name in tokens] == ["tokens", "tokens"]
+
+
+def test_a_jax_pooling_takes_its_channel_axis_from_the_layer_that_fed_it():
+    """A pooling has no weights to count its channels by: Equinox's ``MaxPool2d`` of ``[6, 8, 8]``
+    maps and Flax's ``max_pool`` of ``[1, 10, 6]`` were drawn as tokens x features (a wrong label).
+    The convolution that fed the pooling says which axis holds the channels."""
+
+    class Pooled(eqx.Module):
+        conv: eqx.nn.Conv2d
+        pool: eqx.nn.MaxPool2d
+
+        def __init__(self, key):
+            self.conv = eqx.nn.Conv2d(3, 6, 3, padding=1, key=key)
+            self.pool = eqx.nn.MaxPool2d(2, 2)
+
+        def __call__(self, x):
+            return self.pool(jax.nn.relu(self.conv(x)))
+
+    captured = capture_jax_graph(Pooled(jax.random.PRNGKey(0)), (jnp.ones((3, 8, 8)),), __file__, checkpoints=["pool"])
+    record = records(captured, channels_first=False)["pool"]
+    assert (record["layout"], record["count"], record["mapShape"]) == ("channels", 6, [4, 4]), record
+
+    import flax.linen as lnn
+
+    class Conv1dPool(lnn.Module):
+        @lnn.compact
+        def __call__(self, x):
+            return lnn.max_pool(lnn.Conv(6, (3,))(x), (2,), strides=(2,))
+
+    model = Conv1dPool()
+    params = model.init(jax.random.PRNGKey(0), jnp.ones((1, 10, 3)))
+    captured = capture_jax_graph(lambda x: model.apply(params, x), (jnp.ones((1, 10, 3)),), __file__,
+                                 checkpoints=["reduce_window_max_0"])
+    record = records(captured, channels_first=False)["reduce_window_max_0"]
+    assert (record["layout"], record["count"], record["length"]) == ("channels-length", 6, 5), record

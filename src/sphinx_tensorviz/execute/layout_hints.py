@@ -226,7 +226,7 @@ class _Graph:
         spec = _out_spec(producer)
         if spec is not None and _shape(producer) == shape:  # lax's dimension numbers say exactly
             return "first" if spec[1] == first else "last" if spec[1] == last else None
-        counts = self._channel_counts(producer) | self._channel_counts(checkpoint)
+        counts = self._channel_counts(producer) | self._channel_counts(checkpoint) or self._fed_counts(producer)
         at_first, at_last = shape[first] in counts, shape[last] in counts
         if at_first != at_last:
             return "first" if at_first else "last"
@@ -248,6 +248,31 @@ class _Graph:
             if out and all(n == 1 for n in out[1:]):  # a bias or scale: (C,) or (C, 1, 1)
                 counts.add(out[0])
         return counts
+
+    def _fed_counts(self, node: dict[str, Any], depth: int = 0) -> set[int]:
+        """The channel count of the layer that fed ``node``: a pooling has no weights to count by
+        (Equinox's ``MaxPool2d``, Flax's ``max_pool``), the convolution before it has."""
+        members = [node] if node["kind"] == "layer" else [n for n in self.nodes if self._inside(n, node["id"])]
+        inside = {member["id"] for member in members}
+        saved = self.visited, self.merged
+        try:
+            for member in members:
+                for source in self.sources.get(member["id"], []):
+                    upstream = self.by_id.get(source)
+                    if source in inside or upstream is None or upstream["op"] in ("Parameter", "Buffer"):
+                        continue
+                    self.visited, self.merged = set(), False
+                    found = self._walk_back(upstream, _shape(upstream), 0)
+                    if found is None or self.merged:
+                        continue
+                    counts = self._channel_counts(found)
+                    if not counts and depth < _DEPTH:
+                        counts = self._fed_counts(found, depth + 1)
+                    if counts:
+                        return counts
+        finally:
+            self.visited, self.merged = saved
+        return set()
 
     def _kernel_side(self, node: dict[str, Any], counts: set[int]) -> str | None:
         sides = set()
