@@ -342,17 +342,22 @@ def test_a_jax_pooling_takes_its_channel_axis_from_the_layer_that_fed_it():
     class Pooled(eqx.Module):
         conv: eqx.nn.Conv2d
         pool: eqx.nn.MaxPool2d
+        norm: eqx.nn.GroupNorm
 
         def __init__(self, key):
             self.conv = eqx.nn.Conv2d(3, 6, 3, padding=1, key=key)
             self.pool = eqx.nn.MaxPool2d(2, 2)
+            self.norm = eqx.nn.GroupNorm(2, 6)  # unbatched [C, H, W]: no batch axis before the channels
 
         def __call__(self, x):
-            return self.pool(jax.nn.relu(self.conv(x)))
+            return self.norm(self.pool(jax.nn.relu(self.conv(x))))
 
-    captured = capture_jax_graph(Pooled(jax.random.PRNGKey(0)), (jnp.ones((3, 8, 8)),), __file__, checkpoints=["pool"])
-    record = records(captured, channels_first=False)["pool"]
-    assert (record["layout"], record["count"], record["mapShape"]) == ("channels", 6, [4, 4]), record
+    captured = capture_jax_graph(Pooled(jax.random.PRNGKey(0)), (jnp.ones((3, 8, 8)),), __file__,
+                                 checkpoints=["pool", "norm"])
+    found = records(captured, channels_first=False)
+    for name in ("pool", "norm"):
+        record = found[name]
+        assert (record["layout"], record["count"], record["mapShape"]) == ("channels", 6, [4, 4]), (name, record)
 
     import flax.linen as lnn
 

@@ -210,16 +210,18 @@ class _Graph:
             if rank not in (2, None):
                 return None
             rank = 1
-        if rank is None:
-            rank = len(shape) - 2  # a norm or pool that does not say: batched, channels and spatial axes
-        if rank not in (1, 2) or len(shape) not in (rank + 1, rank + 2):
-            return None
-        first, last = len(shape) - rank - 1, len(shape) - 1
-        side = self._channel_side(producer, shape, first, last, checkpoint)
-        if side is None:
-            return None
-        return {(2, "first"): "channels", (2, "last"): "channels-last",
-                (1, "first"): "channels-length", (1, "last"): "length-channels"}[(rank, side)]
+        # a norm or pool that does not say its rank: batched (channels and spatial axes after the
+        # batch), else unbatched (Equinox's GroupNorm of [C, H, W]), whichever its channels fit
+        ranks = [rank] if rank is not None else [len(shape) - 2, len(shape) - 1]
+        for rank in ranks:
+            if rank not in (1, 2) or len(shape) not in (rank + 1, rank + 2):
+                continue
+            first, last = len(shape) - rank - 1, len(shape) - 1
+            side = self._channel_side(producer, shape, first, last, checkpoint)
+            if side is not None:
+                return {(2, "first"): "channels", (2, "last"): "channels-last",
+                        (1, "first"): "channels-length", (1, "last"): "length-channels"}[(rank, side)]
+        return None
 
     def _channel_side(self, producer: dict[str, Any], shape: list[int], first: int, last: int,
                       checkpoint: dict[str, Any]) -> str | None:
