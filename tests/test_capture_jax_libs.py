@@ -324,3 +324,20 @@ def test_linen_rnn_draws_its_cell_inside_the_scan_box():
     assert {"logistic", "tanh", "dot_general"} <= {n["op"] for n in in_scan}
     assert [n for n in ops if not inside(n) and n["op"] == "random_split"]  # the carry's set-up, once
     assert captured["activations"]["OptimizedLSTMCell_0"].shape[-1] == 6
+
+
+def test_a_checkpoint_named_by_its_op_alone_lists_the_ops_of_that_name():
+    """``:checkpoints: relu`` on an Equinox MLP listed only the modules (``layers[0]``...), though op
+    ids can be checkpointed too: the closest ids of any node come first, and can be written as is."""
+    import equinox as eqx
+
+    mlp = eqx.nn.MLP(4, 3, 8, 2, key=jax.random.PRNGKey(0))
+    x = (jnp.ones((4,)),)
+    with pytest.raises(ValueError) as caught:
+        capture_jax_graph(mlp, x, __file__, checkpoints=("relu",))
+    message = str(caught.value)
+    assert message.startswith("checkpoints produced no value: relu; the closest nodes: "), message
+    suggested = message.partition("closest nodes: ")[2].partition(";")[0].split(", ")
+    assert set(suggested[:2]) == {"relu_0", "relu_1"}, message
+    captured = capture_jax_graph(mlp, x, __file__, checkpoints=(suggested[0],))
+    assert list(captured["activations"]) == [suggested[0]]

@@ -199,3 +199,62 @@ def test_mamba_mixer_groups_are_named_with_their_class_and_layer_weights_link_to
     for weight in ("layers.0.mixer.conv1d.weight", "layers.0.mixer.conv1d.bias"):
         source = nodes[weight]["source"]
         assert "self.conv1d = nn.Conv1d(" in lines[source["line"] - 1], weight
+
+
+def test_a_checkpoint_named_by_its_op_alone_lists_the_ops_of_that_name() -> None:
+    """An author who wants GPT-2's attention weights writes ``softmax``; the message listed only
+    the top-level modules (``wte, wpe, drop, h, ln_f``), not ``h.0.attn.softmax_0``. A name of one
+    part is compared with the last part of each id too, and the id it suggests can be written."""
+    config = transformers.GPT2Config(vocab_size=32, n_positions=16, n_embd=16, n_layer=2, n_head=4,
+                                     bos_token_id=0, eos_token_id=0)
+    config._attn_implementation = "eager"  # the attention weights are a softmax op, not inside SDPA
+    torch.manual_seed(0)
+    model = transformers.GPT2Model(config).eval()
+    ids = (torch.ones(1, 6, dtype=torch.long),)
+    with pytest.raises(ValueError) as caught:
+        capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=("softmax",))
+    message = str(caught.value)
+    assert message.startswith("checkpoint 'softmax' is not a module or node of the graph; the closest"), message
+    suggested = message.partition("nodes: ")[2].split(", ")
+    assert set(suggested[:2]) == {"h.0.attn.softmax_0", "h.1.attn.softmax_0"}, suggested
+    result = capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=(suggested[0],))
+    assert list(result["activations"]) == [suggested[0]]
+
+
+def test_a_checkpoint_on_a_layer_whose_weights_a_function_uses_names_that_op() -> None:
+    """Mamba's mixer never calls ``self.conv1d``: it passes ``self.conv1d.weight`` to ``F.conv1d``.
+    ``:checkpoints: layers.0.mixer.conv1d`` said only 'never ran ... checkpoint a module that
+    runs'; it names the op that used the layer's weights, and that op can be checkpointed."""
+    config = transformers.MambaConfig(vocab_size=32, hidden_size=16, state_size=4, num_hidden_layers=1, expand=2,
+                                      conv_kernel=3, time_step_rank=4)
+    torch.manual_seed(0)
+    model = transformers.MambaModel(config).eval()
+    ids = (torch.ones(1, 5, dtype=torch.long),)
+    with pytest.raises(ValueError) as caught:
+        capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=("layers.0.mixer.conv1d",))
+    message = str(caught.value)
+    assert message.startswith("checkpoint 'layers.0.mixer.conv1d' is a module of the model that never ran"), message
+    named = message.partition("its weights are used by ")[2].partition(" ")[0].strip(",;")
+    assert named, message
+    result = capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=(named,))
+    assert tuple(result["activations"][named].shape) == (1, 32, 7)  # 32 channels, 5 tokens + 2 of padding
+
+
+def test_a_softmax_checkpoint_in_a_model_using_sdpa_says_how_to_record_the_weights() -> None:
+    """transformers 5 runs attention in ``scaled_dot_product_attention`` by default, whose softmax
+    is never a node: ``:checkpoints: softmax`` listed the top-level modules and nothing else. The
+    message names the SDPA ops and the eager attention that records the weights."""
+    config = transformers.GPT2Config(vocab_size=32, n_positions=16, n_embd=16, n_layer=1, n_head=4,
+                                     bos_token_id=0, eos_token_id=0)
+    torch.manual_seed(0)
+    model = transformers.GPT2Model(config).eval()
+    ids = (torch.ones(1, 6, dtype=torch.long),)
+    with pytest.raises(ValueError) as caught:
+        capture_torch_graph(model, ids, __file__, kwargs={"use_cache": False}, checkpoints=("softmax",))
+    message = str(caught.value)
+    assert "its softmax is inside scaled_dot_product_attention (h.0.attn." in message, message
+    assert 'attn_implementation="eager"' in message
+    config._attn_implementation = "eager"  # following the advice records the weights
+    eager = transformers.GPT2Model(config).eval()
+    result = capture_torch_graph(eager, ids, __file__, kwargs={"use_cache": False}, checkpoints=("h.0.attn.softmax_0",))
+    assert tuple(result["activations"]["h.0.attn.softmax_0"].shape) == (1, 4, 6, 6)

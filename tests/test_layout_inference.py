@@ -241,3 +241,134 @@ def test_flax_nnx_attention_weights_with_a_unit_group_axis_are_heads():
     record = records(capture_jax_graph(model, (x,), __file__, checkpoints=weights), channels_first=False)[weights[0]]
     assert (record["layout"], record["count"], record["mapShape"]) == ("heads", 2, [5, 5]), record.get("problem")
     assert np.allclose(np.asarray(record["maps"]).sum(axis=-1), 1, atol=1e-5)
+
+
+def test_a_weight_normed_convolution_is_channel_data():
+    """``weight_norm`` and ``spectral_norm`` (``torch.nn.utils.parametrizations``) make the layer a
+    ``ParametrizedConv1d``: Wav2Vec2's positional convolution [1, 16, T] was read as tokens x
+    features ("token 39, 40 features"), as were the slice and GELU after it."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.Wav2Vec2Config(hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                         intermediate_size=32, conv_dim=(8, 8), conv_stride=(5, 2),
+                                         conv_kernel=(10, 3), num_conv_pos_embeddings=4,
+                                         num_conv_pos_embedding_groups=2)
+    torch.manual_seed(0)
+    model = transformers.Wav2Vec2Model(config).eval()
+    assert type(model.encoder.pos_conv_embed.conv).__name__ == "ParametrizedConv1d"  # what this test is about
+    names = ["encoder.pos_conv_embed.conv", "encoder.pos_conv_embed.padding", "encoder.pos_conv_embed.activation"]
+    captured = capture_torch_graph(model, (torch.randn(1, 400),), __file__, checkpoints=names)
+    found = records(captured, channels_first=True)
+    for name in names:
+        assert (found[name]["layout"], found[name]["count"]) == ("channels-length", 16), (name, found[name])
+
+    conv2d = nn.utils.parametrizations.spectral_norm(nn.Conv2d(2, 5, 3, padding=1))
+    captured = capture_torch_graph(nn.Sequential(conv2d, nn.ReLU()).eval(), (torch.randn(1, 2, 6, 6),), __file__,
+                                   checkpoints=["0", "1"])
+    found = records(captured, channels_first=True)
+    for name in ("0", "1"):
+        assert (found[name]["layout"], found[name]["count"], found[name]["mapShape"]) == ("channels", 5, [6, 6]), name
+
+
+class PatchEmbedding(nn.Module):
+    """A ViT patch embedding: conv, ``flatten(2)`` (channels x positions), then ``transpose`` (tokens)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Conv2d(3, 5, 2, stride=2)
+
+    def forward(self, x):
+        maps = self.proj(x)
+        flat = maps.flatten(2)  # [1, 5, 9]
+        viewed = torch.relu(maps.view(1, 5, -1))
+        return flat.transpose(1, 2), viewed
+
+
+def test_channel_maps_flattened_to_positions_are_channels_by_length():
+    """``conv(x).flatten(2)`` is [1, 5, 9]: 5 channels along 9 positions, drawn as "token 8, 9 features"
+    (a wrong label); the tokens after ``transpose(1, 2)`` stay tokens."""
+    names = ["flatten_0", "view_0", "relu_0", "transpose_0"]
+    captured = capture_torch_graph(PatchEmbedding().eval(), (torch.randn(1, 3, 6, 6),), __file__, checkpoints=names)
+    found = records(captured, channels_first=True)
+    for name in names[:3]:
+        record = found[name]
+        assert (record["layout"], record["count"], record["length"]) == ("channels-length", 5, 9), (name, record)
+        assert np.allclose(record["matrix"], captured["activations"][name].numpy()[0], atol=1e-6), name
+    assert found["transpose_0"]["layout"] == "tokens"
+
+    class Flattened(nnx.Module):  # Flax keeps channels last: [1, 3, 3, 5] -> [1, 9, 5]
+        def __init__(self, rngs):
+            self.conv = nnx.Conv(3, 5, kernel_size=(2, 2), strides=(2, 2), rngs=rngs)
+
+        def __call__(self, x):
+            return self.conv(x).reshape(1, 9, 5)
+
+    captured = capture_jax_graph(Flattened(nnx.Rngs(0)), (jnp.ones((1, 6, 6, 3)),), __file__,
+                                 checkpoints=["reshape_0"])
+    assert layout_hints(captured["graph"], captured["activations"])["reshape_0"] == "length-channels"
+    record = records(captured, channels_first=False)["reshape_0"]  # drawn with the channels as rows
+    assert (record["layout"], record["count"], record["length"]) == ("channels-length", 5, 9), record
+    assert np.allclose(record["matrix"], np.asarray(captured["activations"]["reshape_0"])[0].T, atol=1e-6)
+
+
+def test_tokens_transposed_to_features_by_positions_are_channels_by_length():
+    """Segformer turns its tokens [1, 64, 8] into [1, 8, 64] with ``transpose(1, 2)`` before a
+    convolution: 8 channels along 64 positions, drawn as "token 7, 64 features" (a wrong label).
+    A swap of the last two axes flips the layout it read; the patch embedding's own transpose of
+    channels x length back to tokens stays tokens."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.SegformerConfig(num_channels=3, num_encoder_blocks=1, depths=[1], sr_ratios=[2],
+                                          hidden_sizes=[8], patch_sizes=[3], strides=[2], num_attention_heads=[1],
+                                          mlp_ratios=[2])
+    torch.manual_seed(0)
+    model = transformers.SegformerModel(config).eval()
+    block = "stages.0.blocks.0"
+    swapped = {f"{block}.attention.sequence_reduction.transpose_0": 8, f"{block}.mlp.dwconv.transpose_0": 16}
+    tokens = ["stages.0.patch_embeddings.transpose_0", f"{block}.mlp.dwconv.transpose_1"]
+    captured = capture_torch_graph(model, (torch.randn(1, 3, 16, 16),), __file__, checkpoints=[*swapped, *tokens])
+    found = records(captured, channels_first=True)
+    for name, channels in swapped.items():
+        record = found[name]
+        assert (record["layout"], record["count"], record["length"]) == ("channels-length", channels, 64), record
+        value = captured["activations"][name].numpy()[0]
+        assert np.allclose(record["values"], value.mean(axis=1), atol=1e-6), name  # one value per channel
+    assert [found[name]["layout"] for name in tokens] == ["tokens", "tokens"]
+
+
+def test_a_jax_pooling_takes_its_channel_axis_from_the_layer_that_fed_it():
+    """A pooling has no weights to count its channels by: Equinox's ``MaxPool2d`` of ``[6, 8, 8]``
+    maps and Flax's ``max_pool`` of ``[1, 10, 6]`` were drawn as tokens x features (a wrong label).
+    The convolution that fed the pooling says which axis holds the channels."""
+
+    class Pooled(eqx.Module):
+        conv: eqx.nn.Conv2d
+        pool: eqx.nn.MaxPool2d
+        norm: eqx.nn.GroupNorm
+
+        def __init__(self, key):
+            self.conv = eqx.nn.Conv2d(3, 6, 3, padding=1, key=key)
+            self.pool = eqx.nn.MaxPool2d(2, 2)
+            self.norm = eqx.nn.GroupNorm(2, 6)  # unbatched [C, H, W]: no batch axis before the channels
+
+        def __call__(self, x):
+            return self.norm(self.pool(jax.nn.relu(self.conv(x))))
+
+    captured = capture_jax_graph(Pooled(jax.random.PRNGKey(0)), (jnp.ones((3, 8, 8)),), __file__,
+                                 checkpoints=["pool", "norm"])
+    found = records(captured, channels_first=False)
+    for name in ("pool", "norm"):
+        record = found[name]
+        assert (record["layout"], record["count"], record["mapShape"]) == ("channels", 6, [4, 4]), (name, record)
+
+    import flax.linen as lnn
+
+    class Conv1dPool(lnn.Module):
+        @lnn.compact
+        def __call__(self, x):
+            return lnn.max_pool(lnn.Conv(6, (3,))(x), (2,), strides=(2,))
+
+    model = Conv1dPool()
+    params = model.init(jax.random.PRNGKey(0), jnp.ones((1, 10, 3)))
+    captured = capture_jax_graph(lambda x: model.apply(params, x), (jnp.ones((1, 10, 3)),), __file__,
+                                 checkpoints=["reduce_window_max_0"])
+    record = records(captured, channels_first=False)["reduce_window_max_0"]
+    assert (record["layout"], record["count"], record["length"]) == ("channels-length", 6, 5), record

@@ -13,14 +13,17 @@ def closest_names(name: str, candidates: Collection[str], n: int = 4) -> list[st
 
     Paths are compared whole and by their last parts, so a renamed level (transformers 5's ViT
     ``encoder.layer.0`` is ``layers.0``) and a missing prefix (``layers.0`` for ``vit.layers.0``)
-    both find the path meant.
+    both find the path meant. A name of one part (``softmax``, ``relu``: an op as an author calls
+    it) is compared with each path's last part as well, so it finds ``h.0.attn.softmax_0``; a
+    longer name is not, or its last part alone (``0``, ``attn``) would match half the model.
     """
     wanted = name.split(".")
+    shortest_tail = 1 if len(wanted) == 1 else 2
 
     def score(candidate: str) -> float:
         parts = candidate.split(".")
         tails = (difflib.SequenceMatcher(None, ".".join(wanted[-k:]), ".".join(parts[-k:])).ratio()
-                 for k in range(2, min(len(wanted), len(parts)) + 1))
+                 for k in range(shortest_tail, min(len(wanted), len(parts)) + 1))
         return max([difflib.SequenceMatcher(None, name, candidate).ratio(), *(0.95 * r for r in tails)])
 
     ranked = sorted({c: score(c) for c in candidates}.items(), key=lambda item: (-item[1], len(item[0]), item[0]))

@@ -6,7 +6,10 @@ what *made* it: a convolution, pooling or channel norm of any rank makes channel
 and, where it is known, its channel count tell which axis holds the channels); a softmax makes
 probabilities (attention maps when its last two axes are query x key). Ops that keep their
 input's layout (activations, dropout, elementwise arithmetic, a squeeze of unit axes) are walked
-back through, so a ReLU after a 1-D convolution is read as that convolution's output.
+back through, so a ReLU after a 1-D convolution is read as that convolution's output; so is a
+flatten or reshape that puts a channel map's positions on one axis (read as channels x length).
+A transpose of a 3-axis tensor's last two axes flips what its input was read as (tokens x
+features become features along positions, as Segformer feeds its tokens to a convolution).
 
 A hint names the layout exactly, or there is none and :mod:`.activations` falls back to what the
 shape alone settles, or asks for ``:layout:`` with a located warning: never a guessed label.
@@ -34,6 +37,10 @@ _KEEPS_LAYOUT = re.compile(r"^(add|sub|mul|div|neg|abs|relu\d*|leaky_?relu|gelu|
                            r"stop_gradient|squeeze|unsqueeze|reshape|view|expand_dims|broadcast_in_dim)$")
 #: ops that cut or pad axes but keep what each axis is (Mamba's ``conv1d(x)[..., :length]``)
 _CUTS = re.compile(r"^(getitem|slice|narrow|dynamic_slice|pad|constant_pad_nd)$")
+#: ops that may merge a channel map's two spatial axes into one (``flatten(2)``, ``view(B, C, -1)``)
+_MERGES = re.compile(r"^(flatten|view|reshape)$")
+#: ops that may swap a 3-axis tensor's last two axes (tokens x features -> features x tokens)
+_SWAPS = re.compile(r"^(transpose|permute|mt|swapaxes|swapdims|movedim|moveaxis)$")
 #: node params that give a channel layer's output channels (PyTorch modules)
 _CHANNEL_PARAMS = ("out_channels", "num_features", "num_channels")
 _DEPTH = 16
@@ -77,17 +84,20 @@ class _Graph:
         self.batch_sizes = {shape[0] for node in self.nodes if node["kind"] == "input"
                             for shape in [_shape(node)] if len(shape) >= 2}
         self.visited: set[str] = set()  # ops walked back through for the current checkpoint
+        self.merged = False  # the walk went through a merge of a channel map's spatial axes
+        self.swaps: list[dict[str, Any]] = []  # swaps of the last two axes the walk stopped at
+        self.nesting = 0  # hints asked for the tensors those swaps read
 
     def hint(self, name: str, shape: list[int]) -> str | None:
         node = self.by_id.get(name)
         if node is None or not shape:
             return None
-        self.visited = set()
+        self.visited, self.merged, self.swaps = set(), False, []
         producer = self._producer(node, shape)
         if producer is None:
-            return None
+            return self._swapped(shape)
         if _is_softmax_op(producer) or self._is_softmax_pattern(producer):
-            return self._heads(shape)
+            return None if self.merged else self._heads(shape)
         return self._channels(producer, shape, node)
 
     # -- finding the producer ----------------------------------------------------------------
@@ -121,7 +131,10 @@ class _Graph:
             return None
         self.visited.add(node["id"])
         cuts = bool(_CUTS.match(_op_name(node)))
-        if depth >= _DEPTH or not (cuts or _KEEPS_LAYOUT.match(_op_name(node))):
+        merges = bool(_MERGES.match(_op_name(node)))
+        if depth >= _DEPTH or not (cuts or merges or _KEEPS_LAYOUT.match(_op_name(node))):
+            if _SWAPS.match(_op_name(node)) and len(_shape(node)) == 3:
+                self.swaps.append(node)
             return None
         for source in self.sources.get(node["id"], []):
             upstream = self.by_id.get(source)
@@ -131,6 +144,33 @@ class _Graph:
                 found = self._walk_back(upstream, _shape(upstream), depth + 1)
                 if found is not None:
                     return found
+            elif merges and not self.merged and _merges_spatial_axes(_shape(upstream), shape):
+                self.merged = True  # channel maps read as channels x length from here on
+                found = self._walk_back(upstream, _shape(upstream), depth + 1)
+                if found is not None:
+                    return found
+                self.merged = False
+        return None
+
+    def _swapped(self, shape: list[int]) -> str | None:
+        """The hint of a 3-axis tensor whose last two axes a transpose swapped (Segformer's
+        ``tokens.transpose(1, 2)`` before a convolution): tokens x features, or a length x channels
+        tensor, become channels x length; channels x length become tokens again (no hint)."""
+        swaps = [n for n in self.swaps if _shape(n) == shape]
+        if len(swaps) != 1 or self.nesting >= _DEPTH:
+            return None
+        swap = swaps[0]
+        for source in self.sources.get(swap["id"], []):
+            upstream = self.by_id.get(source, {})
+            before = _shape(upstream)
+            if upstream.get("op") in ("Parameter", "Buffer") or not _swaps_last_two(swap, before, shape):
+                continue
+            self.nesting += 1
+            try:
+                inner = self.hint(source, before)
+            finally:
+                self.nesting -= 1
+            return {None: "channels-length", "length-channels": "channels-length"}.get(inner)
         return None
 
     def _is_softmax_pattern(self, node: dict[str, Any]) -> bool:
@@ -166,23 +206,29 @@ class _Graph:
     def _channels(self, producer: dict[str, Any], shape: list[int], checkpoint: dict[str, Any]) -> str | None:
         """Channel maps or channels x length, with the channel axis first or last."""
         rank = _rank(producer)
-        if rank is None:
-            rank = len(shape) - 2  # a norm or pool that does not say: batched, channels and spatial axes
-        if rank not in (1, 2) or len(shape) not in (rank + 1, rank + 2):
-            return None
-        first, last = len(shape) - rank - 1, len(shape) - 1
-        side = self._channel_side(producer, shape, first, last, checkpoint)
-        if side is None:
-            return None
-        return {(2, "first"): "channels", (2, "last"): "channels-last",
-                (1, "first"): "channels-length", (1, "last"): "length-channels"}[(rank, side)]
+        if self.merged:  # a 2-D map's positions in one axis (a ViT's patches before their transpose)
+            if rank not in (2, None):
+                return None
+            rank = 1
+        # a norm or pool that does not say its rank: batched (channels and spatial axes after the
+        # batch), else unbatched (Equinox's GroupNorm of [C, H, W]), whichever its channels fit
+        ranks = [rank] if rank is not None else [len(shape) - 2, len(shape) - 1]
+        for rank in ranks:
+            if rank not in (1, 2) or len(shape) not in (rank + 1, rank + 2):
+                continue
+            first, last = len(shape) - rank - 1, len(shape) - 1
+            side = self._channel_side(producer, shape, first, last, checkpoint)
+            if side is not None:
+                return {(2, "first"): "channels", (2, "last"): "channels-last",
+                        (1, "first"): "channels-length", (1, "last"): "length-channels"}[(rank, side)]
+        return None
 
     def _channel_side(self, producer: dict[str, Any], shape: list[int], first: int, last: int,
                       checkpoint: dict[str, Any]) -> str | None:
         spec = _out_spec(producer)
         if spec is not None and _shape(producer) == shape:  # lax's dimension numbers say exactly
             return "first" if spec[1] == first else "last" if spec[1] == last else None
-        counts = self._channel_counts(producer) | self._channel_counts(checkpoint)
+        counts = self._channel_counts(producer) | self._channel_counts(checkpoint) or self._fed_counts(producer)
         at_first, at_last = shape[first] in counts, shape[last] in counts
         if at_first != at_last:
             return "first" if at_first else "last"
@@ -205,6 +251,31 @@ class _Graph:
                 counts.add(out[0])
         return counts
 
+    def _fed_counts(self, node: dict[str, Any], depth: int = 0) -> set[int]:
+        """The channel count of the layer that fed ``node``: a pooling has no weights to count by
+        (Equinox's ``MaxPool2d``, Flax's ``max_pool``), the convolution before it has."""
+        members = [node] if node["kind"] == "layer" else [n for n in self.nodes if self._inside(n, node["id"])]
+        inside = {member["id"] for member in members}
+        saved = self.visited, self.merged
+        try:
+            for member in members:
+                for source in self.sources.get(member["id"], []):
+                    upstream = self.by_id.get(source)
+                    if source in inside or upstream is None or upstream["op"] in ("Parameter", "Buffer"):
+                        continue
+                    self.visited, self.merged = set(), False
+                    found = self._walk_back(upstream, _shape(upstream), 0)
+                    if found is None or self.merged:
+                        continue
+                    counts = self._channel_counts(found)
+                    if not counts and depth < _DEPTH:
+                        counts = self._fed_counts(found, depth + 1)
+                    if counts:
+                        return counts
+        finally:
+            self.visited, self.merged = saved
+        return set()
+
     def _kernel_side(self, node: dict[str, Any], counts: set[int]) -> str | None:
         sides = set()
         for owned in self._parameters(node):
@@ -223,11 +294,13 @@ class _Graph:
 
 def _op_name(node: Mapping[str, Any]) -> str:
     """``torch.nn.functional.conv1d`` -> ``conv1d``, ``Tensor.__add__`` -> ``add``, ``ReLU`` -> ``relu``;
-    a module's class when its op is the generic ``Module``."""
+    a module's class when its op is the generic ``Module``. A layer given ``weight_norm`` or
+    ``spectral_norm`` (``torch.nn.utils.parametrize``, as Wav2Vec2's positional convolution) has
+    the class ``Parametrized<Layer>``: it computes what the layer does, so it is read as the layer."""
     op = str(node.get("op") or "")
     if op == "Module":
         op = str(node.get("class") or "")
-    return op.rsplit(".", 1)[-1].strip("_").lower()
+    return op.rsplit(".", 1)[-1].removeprefix("Parametrized").strip("_").lower()
 
 
 def _is_channel_op(node: Mapping[str, Any]) -> bool:
@@ -260,6 +333,29 @@ def _out_spec(node: Mapping[str, Any]) -> list[int] | None:
 def _shape(node: Mapping[str, Any]) -> list[int]:
     outputs = node.get("outputs") or [{}]
     return [int(n) for n in outputs[0].get("shape") or []]
+
+
+def _merges_spatial_axes(before: list[int], after: list[int]) -> bool:
+    """``[B, C, H, W] -> [B, C, H*W]`` or ``[B, H, W, C] -> [B, H*W, C]``: the channel axis is kept."""
+    if len(before) != 4 or len(after) != 3 or before[0] != after[0]:
+        return False
+    first = before[1] == after[1] and before[2] * before[3] == after[2]
+    last = before[3] == after[2] and before[1] * before[2] == after[1]
+    return first or last
+
+
+def _swaps_last_two(node: Mapping[str, Any], before: list[int], after: list[int]) -> bool:
+    """Whether ``node`` made ``[B, a, b]`` out of ``[B, b, a]``: by its parameters (``transpose(1, 2)``,
+    ``permute(0, 2, 1)``, a JAX permutation) or, where those say nothing, by the shapes when a != b."""
+    if len(before) != 3 or after != [before[0], before[2], before[1]]:
+        return False
+    params = node.get("params") or {}
+    order = params.get("permutation") or params.get("dims")
+    if isinstance(order, list):
+        return [int(axis) % 3 for axis in order] == [0, 2, 1]
+    if isinstance(params.get("dim0"), int) and isinstance(params.get("dim1"), int):
+        return {params["dim0"] % 3, params["dim1"] % 3} == {1, 2}
+    return _op_name(node) == "mt" or before[1] != before[2]
 
 
 def _same(a: list[int], b: list[int]) -> bool:

@@ -97,7 +97,7 @@ def capture_torch_graph(
         recorder.groups.release()
     missing = [name for name in checkpoints if name not in recorder.activations]
     if missing:
-        raise ValueError(recorder.table.checkpoint_problem(missing, recorder.by_id, recorder.ran))
+        raise ValueError(recorder.table.checkpoint_problem(missing, recorder.by_id, recorder.ran, recorder.edges))
     first = next((o.tensor for o in outputs if o.tensor is not None), None)
     graph = {"layers": recorder.nodes, "connections": recorder.edges,
              "outputs": [{"name": o.name, "id": recorder.output_ids[o.name], "type": o.type_name} for o in outputs]}

@@ -16,6 +16,7 @@ from typing import Any
 
 import jax
 
+from ....core.closest import closest_names
 from .builder import Builder
 from .hook import ScopeHook
 from .jaxpr import describe
@@ -62,9 +63,7 @@ def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
         jax.clear_caches()  # the traced scopes must not stay in jit caches the lesson's checks reuse
     missing = [name for name in checkpoints if name not in activations]
     if missing:
-        available = sorted(node["id"] for node in builder.nodes if node["kind"] == "module")
-        raise ValueError(f"checkpoints produced no value: {', '.join(missing)}; "
-                         f"modules and groups that can be checkpointed: {', '.join(available) or 'none'}")
+        raise ValueError(_no_value_message(missing, builder.nodes))
     ids = [node["id"] for node in builder.nodes if node["kind"] == "output"]
     return {
         "graph": {"layers": builder.nodes, "connections": builder.edges,
@@ -74,6 +73,18 @@ def capture_jax_graph(fn: Callable[..., Any], args: tuple, model_file: str, *,
         "raw": jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), outputs),
         "activations": {name: activations[name] for name in checkpoints},
     }
+
+
+def _no_value_message(missing: list[str], nodes: list[dict[str, Any]]) -> str:
+    """What to write instead of each checkpoint that recorded nothing: the closest ids of any node
+    (an op such as ``relu_0`` can be checkpointed too), then the modules and groups there are."""
+    ids = [node["id"] for node in nodes
+           if node["kind"] not in ("input", "output") and node["op"] not in ("Parameter", "Buffer")]
+    close = list(dict.fromkeys(found for name in missing for found in closest_names(name, ids)))
+    available = sorted(node["id"] for node in nodes if node["kind"] == "module")
+    return (f"checkpoints produced no value: {', '.join(missing)}; "
+            + (f"the closest nodes: {', '.join(close)}; " if close else "")
+            + f"modules and groups that can be checkpointed: {', '.join(available) or 'none'}")
 
 
 def output_names(shapes: Any) -> list[str]:
