@@ -372,3 +372,72 @@ def test_a_jax_pooling_takes_its_channel_axis_from_the_layer_that_fed_it():
                                  checkpoints=["reduce_window_max_0"])
     record = records(captured, channels_first=False)["reduce_window_max_0"]
     assert (record["layout"], record["count"], record["length"]) == ("channels-length", 6, 5), record
+
+
+class RawAndHidden(nn.Module):
+    """A raw 3-axis input scaled (no producer says what its axes are) beside a linear, ReLU and norm."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+        self.norm = nn.LayerNorm(8)
+
+    def forward(self, x):
+        raw = x * 2  # [B, C, L] or [B, T, F]: only the author knows
+        return raw.sum() + self.norm(torch.relu(self.proj(x))).sum()
+
+
+class JaxRawAndHidden(nnx.Module):
+    """The same in Flax NNX: a Dense is a ``dot_general``, the norm a chain of reductions."""
+
+    def __init__(self, rngs) -> None:
+        self.proj = nnx.Linear(8, 8, rngs=rngs)
+        self.norm = nnx.LayerNorm(8, rngs=rngs)
+
+    def __call__(self, x):
+        raw = x * 2.0
+        return raw.sum() + self.norm(nnx.relu(self.proj(x))).sum()
+
+
+def _raw_and_hidden(backend: str):
+    if backend == "torch":
+        torch.manual_seed(0)
+        return capture_torch_graph(RawAndHidden().eval(), (torch.randn(2, 6, 8),), __file__,
+                                   checkpoints=["mul_0", "proj", "relu_0", "norm"]), True
+    captured = capture_jax_graph(JaxRawAndHidden(nnx.Rngs(0)), (jnp.ones((2, 6, 8)),), __file__,
+                                 checkpoints=["mul_0", "proj", "relu_0", "norm"])
+    return captured, False
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_a_raw_three_axis_tensor_is_not_guessed_as_tokens(backend):
+    """Tokens x features only where the producer says so (a linear, a norm over the last axis, or
+    a ReLU of one); a scaled raw input could be channels x length: no guessed labels, and the
+    problem says what to write."""
+    captured, channels_first = _raw_and_hidden(backend)
+    found = records(captured, channels_first=channels_first)
+    raw = found["mul_0"]
+    assert raw["layout"] is None and "axes" not in raw and "values" not in raw, raw
+    assert ":layout: tokens" in raw["problem"] and ":layout: channels-length" in raw["problem"], raw["problem"]
+    for name in ("proj", "relu_0", "norm"):
+        assert found[name]["layout"] == "tokens", (name, found[name].get("problem"))
+        assert found[name]["axes"] == ["token", "feature"]
+    # the author's :layout: wins and draws the raw tensor as they say
+    assert records(captured, channels_first, layout="tokens")["mul_0"]["layout"] == "tokens"
+    length = records(captured, channels_first, layout="channels x length")["mul_0"]
+    assert (length["layout"], length["count"], length["length"]) == ("channels-length", 6, 8)
+
+
+def test_a_transformer_hidden_state_is_tokens():
+    """transformers' Llama: the embedding, a decoder layer's output (a residual add) and the final
+    RMSNorm are token features, read off their producers, with no problem to warn about."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=16)
+    torch.manual_seed(0)
+    model = transformers.LlamaModel(config).eval()
+    names = ["embed_tokens", "layers.0", "layers.0.mlp", "norm"]
+    captured = capture_torch_graph(model, (torch.tensor([[1, 2, 3, 4, 5]]),), __file__, checkpoints=names)
+    found = records(captured, channels_first=True)
+    for name in names:
+        assert found[name]["layout"] == "tokens" and "problem" not in found[name], (name, found[name].get("problem"))

@@ -5,7 +5,10 @@ confident labels (row 15 of a conv channel called "token 15"). So the layout is
 decided explicitly, from the author's ``:layout:`` or from the tensor and a hint read off the
 op that produced it (a conv-like producer means channel data), and when neither settles it
 the record says so (``problem``) and the page warns at the directive instead of
-guessing. Layouts:
+guessing: a 3-axis tensor is token features only when its producer makes them (a linear, an
+embedding, attention, an MLP, a norm over the last axis). A warning reads better for a learner
+than neutral "axis 1 / axis 2" labels, which would still draw one row as if it were a vector:
+the author knows what the tensor is and settles it with one option. Layouts:
 
 ``tokens``   ``[..., tokens, features]``: one token's feature vector (``values``).
 ``features`` ``[features]`` or ``[1, features]``: one vector, no token axis.
@@ -107,12 +110,18 @@ def _infer(shape: tuple[int, ...], hint: str | None) -> str | tuple[None, str]:
         return hint  # (a 3-axis softmax over logits, [batch, tokens, vocabulary], is a token strip)
     if hint in ("channels-length", "length-channels") and ndim in (2, 3):
         return hint
+    if hint == "tokens" and ndim in (2, 3):
+        return hint
     if hint in _CHANNEL_HINTS:
         return (None, f"a convolution, pooling or norm output of shape {list(shape)} does not read as "
                       "channels x length or channels x H x W; give :layout:")
     if ndim == 1 or (ndim == 2 and shape[0] == 1):
         return "features"
-    if ndim in (2, 3):
+    if ndim == 3:  # [B, T, F] or [B, C, L]: a guess would label one of them wrongly
+        return (None, f"nothing that made this 3-axis tensor (shape {list(shape)}) says whether it is tokens x "
+                      "features or channels x length; give the graph :layout: tokens or :layout: channels-length "
+                      "(or a mapping per checkpoint)")
+    if ndim == 2:
         return "tokens"
     if ndim == 4 and hint is None:
         return (None, f"a {ndim}-axis activation of shape {list(shape)} could be channels x H x W or "

@@ -11,6 +11,11 @@ flatten or reshape that puts a channel map's positions on one axis (read as chan
 A transpose of a 3-axis tensor's last two axes flips what its input was read as (tokens x
 features become features along positions, as Segformer feeds its tokens to a convolution).
 
+Token features need a producer too: a linear (or matrix product), embedding, attention, MLP or
+norm over the last axis makes ``tokens``, and so does an op that keeps such an output's layout.
+A 3-axis tensor whose producer says nothing (a raw ``[B, C, L]`` input, an op these rules cannot
+read) could be tokens x features or channels x length, so it gets no hint.
+
 A hint names the layout exactly, or there is none and :mod:`.activations` falls back to what the
 shape alone settles, or asks for ``:layout:`` with a located warning: never a guessed label.
 """
@@ -25,11 +30,14 @@ __all__ = ["AMBIGUOUS_HEADS", "HINTS", "hint_for", "layout_hints"]
 
 #: hints a checkpoint can get; ``AMBIGUOUS_HEADS`` is a softmax whose first axis may be batch or heads
 AMBIGUOUS_HEADS = "batch-or-heads"
-HINTS = ("channels", "channels-last", "channels-length", "length-channels", "heads", AMBIGUOUS_HEADS)
+HINTS = ("tokens", "channels", "channels-last", "channels-length", "length-channels", "heads", AMBIGUOUS_HEADS)
 
 #: ops (last dotted part, lower case) that make channel data: conv, pool, channel norms, resampling
 _CHANNEL_OP = re.compile(r"^(?!convert)(conv|(adaptive_?)?(max|avg|lp)_?pool|fractional_?max_?pool|batch_?norm|"
                          r"instance_?norm|group_?norm|reduce_window|upsample|pixel_?(un)?shuffle)")
+#: ops and modules (by their name's end: ``LlamaRMSNorm``, ``BertSelfAttention``) that make token features
+_TOKEN_OP = re.compile(r"(linear|embedding|embed|layer_?norm|rms_?norm|attention|mlp|dense|dot_general|matmul|"
+                       r"bmm|einsum|scaled_dot_product_attention)$")
 #: ops whose output keeps the layout of their input
 _KEEPS_LAYOUT = re.compile(r"^(add|sub|mul|div|neg|abs|relu\d*|leaky_?relu|gelu|silu|swish|sigmoid|logistic|tanh|"
                            r"elu|selu|celu|mish|softplus|hard\w*|dropout\w*|identity|clamp\w*|clip|max|min|exp|"
@@ -98,13 +106,15 @@ class _Graph:
             return self._swapped(shape)
         if _is_softmax_op(producer) or self._is_softmax_pattern(producer):
             return None if self.merged else self._heads(shape)
+        if _is_token_op(producer):
+            return None if self.merged or len(shape) not in (2, 3) else "tokens"
         return self._channels(producer, shape, node)
 
     # -- finding the producer ----------------------------------------------------------------
     def _producer(self, node: dict[str, Any], shape: list[int]) -> dict[str, Any] | None:
         """The op (or module) that made the checkpoint's value, after layout-keeping ops."""
         if node["kind"] == "module":
-            if _is_softmax_op(node) or _is_channel_op(node):
+            if _is_softmax_op(node) or _is_channel_op(node) or _is_token_op(node):
                 return node
             members = [n for n in self.nodes if n["kind"] == "layer" and n["op"] not in ("Parameter", "Buffer")
                        and _same(_shape(n), shape) and self._inside(n, node["id"])]
@@ -125,7 +135,7 @@ class _Graph:
         return False
 
     def _walk_back(self, node: dict[str, Any], shape: list[int], depth: int) -> dict[str, Any] | None:
-        if _is_softmax_op(node) or self._is_softmax_pattern(node) or _is_channel_op(node):
+        if _is_softmax_op(node) or self._is_softmax_pattern(node) or _is_channel_op(node) or _is_token_op(node):
             return node
         if node["id"] in self.visited:  # residual streams join the same producers again
             return None
@@ -155,7 +165,8 @@ class _Graph:
     def _swapped(self, shape: list[int]) -> str | None:
         """The hint of a 3-axis tensor whose last two axes a transpose swapped (Segformer's
         ``tokens.transpose(1, 2)`` before a convolution): tokens x features, or a length x channels
-        tensor, become channels x length; channels x length become tokens again (no hint)."""
+        tensor, become channels x length; channels x length become tokens again. A swap of what
+        nothing can read (a raw input's axes) is unread too."""
         swaps = [n for n in self.swaps if _shape(n) == shape]
         if len(swaps) != 1 or self.nesting >= _DEPTH:
             return None
@@ -170,7 +181,8 @@ class _Graph:
                 inner = self.hint(source, before)
             finally:
                 self.nesting -= 1
-            return {None: "channels-length", "length-channels": "channels-length"}.get(inner)
+            return {"tokens": "channels-length", "length-channels": "channels-length",
+                    "channels-length": "tokens"}.get(inner or "")
         return None
 
     def _is_softmax_pattern(self, node: dict[str, Any]) -> bool:
@@ -265,7 +277,7 @@ class _Graph:
                         continue
                     self.visited, self.merged = set(), False
                     found = self._walk_back(upstream, _shape(upstream), 0)
-                    if found is None or self.merged:
+                    if found is None or self.merged or _is_token_op(found):
                         continue
                     counts = self._channel_counts(found)
                     if not counts and depth < _DEPTH:
@@ -307,6 +319,12 @@ def _is_channel_op(node: Mapping[str, Any]) -> bool:
     """A conv, pool or channel norm; not transformers' ``Conv1D`` (GPT-2's linear layer, on tokens)."""
     return bool(_CHANNEL_OP.match(_op_name(node))) and not str(node.get("op") or "").endswith("Conv1D") \
         and str(node.get("class") or "") != "Conv1D"
+
+
+def _is_token_op(node: Mapping[str, Any]) -> bool:
+    """A linear, embedding, attention, MLP or last-axis norm: its output is tokens x features
+    (transformers' ``Conv1D`` is GPT-2's linear layer, so it counts here too)."""
+    return bool(_TOKEN_OP.search(_op_name(node))) or str(node.get("class") or node.get("op") or "").endswith("Conv1D")
 
 
 def _is_softmax_op(node: Mapping[str, Any]) -> bool:
