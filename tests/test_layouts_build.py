@@ -55,6 +55,7 @@ def test_only_the_complex_result_and_the_ambiguous_softmax_warn_each_at_its_dire
         ("complex.md", fence_line(complex_page, "tv-heatmap", 2), "tensorviz.bad_result"),
         ("torch-layouts.md", fence_line(torch_page, "tv-activations", 2), "tensorviz.layout"),
         ("torch-layouts.md", fence_line(torch_page, "tv-activations", 3), "tensorviz.bad_result"),
+        ("torch-layouts.md", fence_line(torch_page, "tv-activations", 4), "tensorviz.layout"),  # a raw input
     ]
     got = [(Path(w.path or "").name, w.line, w.kind) for w in built.warnings]
     assert sorted(got) == sorted(expected), built.raw_warnings
@@ -64,8 +65,8 @@ def test_only_the_complex_result_and_the_ambiguous_softmax_warn_each_at_its_dire
     assert sum("at turns = 1:" in m for m in heatmaps) == sum("at turns = 2:" in m for m in heatmaps) == 1, heatmaps
     assert "'fft_0' is complex (complex64): only its real part is drawn" in \
         by_page["torch-layouts.md", "tensorviz.bad_result"]
-    layout = by_page["torch-layouts.md", "tensorviz.layout"]
-    assert "softmax_1" in layout and "batch x T x T or heads" in layout
+    layouts = [w.message for w in built.warnings if w.kind == "tensorviz.layout"]
+    assert any("softmax_1" in m and "batch x T x T or heads" in m for m in layouts), layouts
 
 
 def test_a_complex_heatmap_says_it_shows_the_real_part(built: Build) -> None:
@@ -139,3 +140,23 @@ def test_attention_maps_use_a_sequential_scale(built: Build) -> None:
     box = next(b for b in dom.find_all("div", cls="tv-checkpoint") if b.attrs["data-checkpoint"] == "softmax_0")
     ticks = [t for t in re.findall(r"[\u2212-]?\d+(?:\.\d+)?", box.find("svg").text())]
     assert ticks and not any(t.startswith(("\u2212", "-")) for t in ticks)
+
+
+def test_a_raw_three_axis_checkpoint_warns_and_token_features_do_not(built: Build) -> None:
+    """A scaled raw ``[2, 6, 8]`` input may be tokens or channels x length: a located warning
+    naming the checkpoint and what to write, no strip; what a linear, a GELU and a norm make is
+    drawn as tokens; the author's ``:layout:`` draws the raw input and silences the warning."""
+    raw = [w for w in built.warnings if w.kind == "tensorviz.layout" and "mul_0" in w.message]
+    assert len(raw) == 1, built.raw_warnings  # only the graph without :layout:
+    assert ":layout: tokens" in raw[0].message and ":layout: channels-length" in raw[0].message
+    boxes = parse_html(built.page("torch-layouts")).find_all("div", cls="tv-activations")
+    drawn = {b.attrs["data-checkpoint"]: (b.attrs["data-layout"], b.find("p", cls="tv-checkpoint-label").text())
+             for b in boxes[4].find_all("div", cls="tv-checkpoint")}
+    assert set(drawn) == {"proj", "gelu_0", "norm"}, drawn  # no guessed strip for mul_0
+    assert all(layout == "tokens" for layout, _ in drawn.values()), drawn
+    problem = boxes[4].find("p", cls="tv-checkpoint-problem").text()
+    assert "mul_0" in problem and ":layout: channels-length" in problem
+    said = {b.attrs["data-checkpoint"]: (b.attrs["data-layout"], b.find("p", cls="tv-checkpoint-label").text())
+            for b in boxes[5].find_all("div", cls="tv-checkpoint")}
+    layout, label = said["mul_0"]
+    assert layout == "channels-length" and "6 channels × length 8" in label and "token" not in label, label

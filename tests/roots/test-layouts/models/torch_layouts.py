@@ -47,3 +47,17 @@ class Spectrum(nn.Module):
 
     def forward(self, x):
         return torch.fft.fft(self.proj(x)).abs()
+
+
+class RawAndHidden(nn.Module):
+    """A raw 3-axis input scaled (nothing says whether it is tokens or channels x length) beside
+    the token features a linear, a GELU and a layer norm make."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+        self.norm = nn.LayerNorm(8)
+
+    def forward(self, x):
+        raw = x * 2
+        return raw.sum() + self.norm(F.gelu(self.proj(x))).sum()
