@@ -441,3 +441,29 @@ def test_a_transformer_hidden_state_is_tokens():
     found = records(captured, channels_first=True)
     for name in names:
         assert found[name]["layout"] == "tokens" and "problem" not in found[name], (name, found[name].get("problem"))
+
+
+class HandNorm(nn.Module):
+    """An RMSNorm written by hand, as lessons do: a last-axis reduction and a gain per feature."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.gain = nn.Parameter(torch.ones(width))
+
+    def forward(self, x):
+        return x / x.pow(2).mean(-1, keepdim=True).add(1e-6).sqrt() * self.gain
+
+
+def test_a_hand_written_norm_over_the_last_axis_is_tokens():
+    """The norm's output reads as token features although nothing before it says so; the same
+    division without the per-feature gain (an instance norm of channels over positions reads
+    the same way) is not guessed."""
+    class Unscaled(nn.Module):
+        def forward(self, x):
+            return x / x.pow(2).mean(-1, keepdim=True).sqrt()
+
+    x = torch.randn(1, 3, 6)
+    captured = capture_torch_graph(nn.Sequential(HandNorm(6)).eval(), (x,), __file__, checkpoints=["0"])
+    assert records(captured, channels_first=True)["0"]["layout"] == "tokens"
+    captured = capture_torch_graph(nn.Sequential(Unscaled()).eval(), (x,), __file__, checkpoints=["0"])
+    assert records(captured, channels_first=True)["0"]["layout"] is None

@@ -95,14 +95,17 @@ class _Graph:
         self.merged = False  # the walk went through a merge of a channel map's spatial axes
         self.swaps: list[dict[str, Any]] = []  # swaps of the last two axes the walk stopped at
         self.nesting = 0  # hints asked for the tensors those swaps read
+        self.norm_parts: set[str] = set()  # signs of a hand-written last-axis norm the walk passed
 
     def hint(self, name: str, shape: list[int]) -> str | None:
         node = self.by_id.get(name)
         if node is None or not shape:
             return None
-        self.visited, self.merged, self.swaps = set(), False, []
+        self.visited, self.merged, self.swaps, self.norm_parts = set(), False, [], set()
         producer = self._producer(node, shape)
         if producer is None:
+            if self.norm_parts == {"reduced", "scaled"} and len(shape) in (2, 3):
+                return "tokens"  # x / sqrt(mean(x**2, -1)) * gain: an RMSNorm written by hand
             return self._swapped(shape)
         if _is_softmax_op(producer) or self._is_softmax_pattern(producer):
             return None if self.merged else self._heads(shape)
@@ -146,6 +149,7 @@ class _Graph:
             if _SWAPS.match(_op_name(node)) and len(_shape(node)) == 3:
                 self.swaps.append(node)
             return None
+        self._note_norm(node, shape)
         for source in self.sources.get(node["id"], []):
             upstream = self.by_id.get(source)
             if upstream is None or upstream["kind"] != "layer" or upstream["op"] in ("Parameter", "Buffer"):
@@ -161,6 +165,20 @@ class _Graph:
                     return found
                 self.merged = False
         return None
+
+    def _note_norm(self, node: dict[str, Any], shape: list[int]) -> None:
+        """Note what makes an elementwise chain a norm over the last axis: a source reduced over
+        that axis (``mean(-1, keepdim=True)``, ``[..., 1]``) and a parameter of one weight per entry
+        of it (the gain). Both together are a layer or RMS norm written by hand, as lessons do."""
+        if len(shape) < 2 or shape[-1] == 1:
+            return
+        for source in self.sources.get(node["id"], []):
+            before = _shape(self.by_id.get(source, {}))
+            if self.by_id.get(source, {}).get("op") in ("Parameter", "Buffer"):
+                if [n for n in before if n != 1] == [shape[-1]] and (not before or before[-1] == shape[-1]):
+                    self.norm_parts.add("scaled")
+            elif len(before) == len(shape) and before[:-1] == shape[:-1] and before[-1] == 1:
+                self.norm_parts.add("reduced")
 
     def _swapped(self, shape: list[int]) -> str | None:
         """The hint of a 3-axis tensor whose last two axes a transpose swapped (Segformer's
