@@ -54,7 +54,9 @@ def test_outputs_are_named_through_every_container() -> None:
 
 
 @pytest.mark.parametrize(("shape", "layout", "hint", "expected"), [
-    ((1, 6, 16), None, None, "tokens"),
+    ((1, 6, 16), None, "tokens", "tokens"),  # a linear, embedding or norm made it
+    ((1, 6, 16), None, None, None),  # nothing says tokens x features or channels x length
+    ((1, 6, 16), "tokens", None, "tokens"),  # the author's :layout: settles it
     ((6, 16), None, None, "tokens"),
     ((1, 16), None, None, "features"),
     ((16,), None, None, "features"),
@@ -92,7 +94,7 @@ def test_ambiguous_and_impossible_layouts() -> None:
     with pytest.raises(BadResult, match="needs at least 3 axes"):
         activation_record(np.zeros((6, 16)), -1, None, layout="channels")
     with pytest.raises(BadResult, match="outside the 6 tokens"):
-        activation_record(np.zeros((1, 6, 16)), 9, None)
+        activation_record(np.zeros((1, 6, 16)), 9, None, hint="tokens")
     with pytest.raises(ValueError, match="unknown layout"):
         activation_record(np.zeros((1, 6, 16)), -1, None, layout="pixels")
 

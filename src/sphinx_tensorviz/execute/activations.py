@@ -112,6 +112,8 @@ def _infer(shape: tuple[int, ...], hint: str | None) -> str | tuple[None, str]:
         return hint
     if hint == "tokens" and ndim in (2, 3):
         return hint
+    if hint == "heads" and ndim == 3:  # a softmax over logits normalises the last axis: token features
+        return "tokens"
     if hint in _CHANNEL_HINTS:
         return (None, f"a convolution, pooling or norm output of shape {list(shape)} does not read as "
                       "channels x length or channels x H x W; give :layout:")

@@ -107,8 +107,8 @@ class _Graph:
             if self.norm_parts == {"reduced", "scaled"} and len(shape) in (2, 3):
                 return "tokens"  # x / sqrt(mean(x**2, -1)) * gain: an RMSNorm written by hand
             return self._swapped(shape)
-        if _is_softmax_op(producer) or self._is_softmax_pattern(producer):
-            return None if self.merged else self._heads(shape)
+        if _is_softmax_op(producer) or self._is_softmax_pattern(producer):  # (a norm over the last axis)
+            return None if self.merged else self._heads(shape) or ("tokens" if len(shape) in (2, 3) else None)
         if _is_token_op(producer):
             return None if self.merged or len(shape) not in (2, 3) else "tokens"
         return self._channels(producer, shape, node)
