@@ -56,6 +56,7 @@ def test_only_the_complex_result_and_the_ambiguous_softmax_warn_each_at_its_dire
         ("torch-layouts.md", fence_line(torch_page, "tv-activations", 2), "tensorviz.layout"),
         ("torch-layouts.md", fence_line(torch_page, "tv-activations", 3), "tensorviz.bad_result"),
         ("torch-layouts.md", fence_line(torch_page, "tv-activations", 4), "tensorviz.layout"),  # a raw input
+        ("jax-results.md", fence_line(built.srcdir / "jax-results.md", "tv-activations", 1), "tensorviz.layout"),
     ]
     got = [(Path(w.path or "").name, w.line, w.kind) for w in built.warnings]
     assert sorted(got) == sorted(expected), built.raw_warnings
@@ -146,7 +147,8 @@ def test_a_raw_three_axis_checkpoint_warns_and_token_features_do_not(built: Buil
     """A scaled raw ``[2, 6, 8]`` input may be tokens or channels x length: a located warning
     naming the checkpoint and what to write, no strip; what a linear, a GELU and a norm make is
     drawn as tokens; the author's ``:layout:`` draws the raw input and silences the warning."""
-    raw = [w for w in built.warnings if w.kind == "tensorviz.layout" and "mul_0" in w.message]
+    raw = [w for w in built.warnings if w.kind == "tensorviz.layout" and "mul_0" in w.message
+           and Path(w.path or "").name == "torch-layouts.md"]
     assert len(raw) == 1, built.raw_warnings  # only the graph without :layout:
     assert ":layout: tokens" in raw[0].message and ":layout: channels-length" in raw[0].message
     boxes = parse_html(built.page("torch-layouts")).find_all("div", cls="tv-activations")
@@ -160,3 +162,13 @@ def test_a_raw_three_axis_checkpoint_warns_and_token_features_do_not(built: Buil
             for b in boxes[5].find_all("div", cls="tv-checkpoint")}
     layout, label = said["mul_0"]
     assert layout == "channels-length" and "6 channels × length 8" in label and "token" not in label, label
+
+
+def test_a_raw_jax_input_warns_and_a_dense_output_is_tokens(built: Build) -> None:
+    """The same rule for JAX: ``x @ w`` (a ``dot_general``) and a tanh of it are token features,
+    a scaled raw ``[2, 6, 8]`` input is a located warning that says what to write."""
+    raw = [w for w in built.warnings if Path(w.path or "").name == "jax-results.md" and w.kind == "tensorviz.layout"]
+    assert len(raw) == 1 and "mul_0" in raw[0].message and ":layout: tokens" in raw[0].message, built.raw_warnings
+    box = parse_html(built.page("jax-results")).find_all("div", cls="tv-activations")[1]
+    drawn = {b.attrs["data-checkpoint"]: b.attrs["data-layout"] for b in box.find_all("div", cls="tv-checkpoint")}
+    assert drawn == {"tanh_0": "tokens"}, drawn

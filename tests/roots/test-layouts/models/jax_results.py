@@ -32,3 +32,9 @@ class Attention(eqx.Module):
 
 def eqx_attention(seed: int = 0):
     return Attention(jax.random.PRNGKey(seed))
+
+
+def raw_and_dense(seed: int = 0):
+    """A raw 3-axis input scaled (tokens or channels x length: nothing says) beside a dense layer."""
+    weight = jax.random.normal(jax.random.PRNGKey(seed), (8, 8))
+    return lambda x: (x * 2.0).sum() + jnp.tanh(x @ weight).sum()
