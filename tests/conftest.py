@@ -90,10 +90,17 @@ class Build:
         return [w for w in warning_records(self.warnings) if "[tensorviz." in w]
 
 
+#: the terminal colour codes Sphinx writes (``ESC [ ... m``)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def warning_records(text: str) -> list[str]:
-    """Split a warning stream into records (a record may span several lines, e.g. a traceback)."""
+    """Split a warning stream into records (a record may span several lines, e.g. a traceback).
+
+    Colour codes are taken out first: ``sphinx-build`` colours its output whenever ``CI`` is set,
+    even into a pipe, and a subprocess build's records must read the same there as here."""
     records: list[str] = []
-    for line in text.splitlines():
+    for line in _ANSI.sub("", text).splitlines():
         if re.match(r"^(\S.*?:\d+: )?(WARNING|ERROR|CRITICAL):", line) or not records:
             records.append(line)
         else:
