@@ -15,6 +15,7 @@ torchvision = pytest.importorskip("torchvision")
 
 from sphinx_tensorviz.execute.activations import activation_record  # noqa: E402
 from sphinx_tensorviz.execute.capture.torch_graph import capture_torch_graph  # noqa: E402
+from sphinx_tensorviz.execute.layout_hints import layout_hints  # noqa: E402
 
 
 def test_resnet_traces_with_library_sources_and_channel_maps(tmp_path) -> None:
@@ -30,6 +31,7 @@ def test_resnet_traces_with_library_sources_and_channel_maps(tmp_path) -> None:
     info = graph["sources"]["torchvision/models/resnet.py"]
     assert (info["kind"], info["version"]) == ("library", torchvision.__version__)
     assert any("def forward(" in line for e in info["excerpts"] for line in e["lines"])
-    record = activation_record(captured["activations"]["layer1"], -1, None, hint=captured["hints"]["layer1"])
+    hint = layout_hints(graph, captured["activations"], channels_first=True)["layer1"]
+    record = activation_record(captured["activations"]["layer1"], -1, None, hint=hint)
     assert (record["layout"], record["count"], record["mapShape"]) == ("channels", 64, [8, 8])
     assert [o["id"] for o in graph["outputs"]] == ["output"]

@@ -226,7 +226,7 @@ class Residual(nn.Module):
 def test_a_stage_of_residual_blocks_is_channel_maps_in_the_capture_and_the_worker():
     model = nn.Sequential(nn.Conv2d(3, 6, 3, padding=1), nn.Sequential(Residual(6), Residual(6))).eval()
     captured = capture_torch_graph(model, (torch.randn(1, 3, 8, 8),), __file__, checkpoints=["1"])
-    assert captured["hints"]["1"] == "channels"
+    assert layout_hints(captured["graph"], captured["activations"], channels_first=True)["1"] == "channels"
     record = records(captured, channels_first=True)["1"]
     assert (record["layout"], record["count"], record["mapShape"]) == ("channels", 6, [8, 8])
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["AMBIGUOUS_HEADS", "HINTS", "hint_for", "layout_hints"]
+__all__ = ["AMBIGUOUS_HEADS", "HINTS", "layout_hints"]
 
 #: hints a checkpoint can get; ``AMBIGUOUS_HEADS`` is a softmax whose first axis may be batch or heads
 AMBIGUOUS_HEADS = "batch-or-heads"
@@ -69,13 +69,6 @@ def layout_hints(graph: Mapping[str, Any], activations: Mapping[str, Any], *, he
         if hint is not None:
             hints[name] = hint
     return hints
-
-
-def hint_for(graph: Mapping[str, Any], node_id: str, *, heads: int | None = None,
-             channels_first: bool = False) -> str | None:
-    """The hint for one node's own (first) output, as :func:`layout_hints` gives it."""
-    node = next((n for n in graph.get("layers") or [] if n["id"] == node_id), None)
-    return _Graph(graph, heads, channels_first).hint(node_id, _shape(node)) if node is not None else None
 
 
 class _Graph:

@@ -40,7 +40,6 @@ from .groups import FunctionGroups, display_name, forward_codes
 from .no_ops import changed_outputs, versions_of
 from .outputs import exposed_summary, name_outputs, tensors_in
 from .sources import SourceIndex
-from .torch_layouts import layout_hint
 from .torch_modules import ModuleTable, is_torch_leaf
 from .torch_params import (
     ATTENTION_OPS,
@@ -67,10 +66,10 @@ def capture_torch_graph(
 
     The caller has already seeded and put the model in eval mode. Returns
     ``{"graph": {"layers", "connections", "sources", "outputs"}, "output": <first output
-    tensor>, "raw": <what the model returned>, "activations": {node_id: tensor},
-    "hints": {node_id: layout hint}}`` where ``activations`` holds a detached copy of
-    the (first) output of each node named in ``checkpoints``. ``srcdir`` (the course
-    folder) decides which files are the author's; it defaults to the model file's folder.
+    tensor>, "raw": <what the model returned>, "activations": {node_id: tensor}}`` where
+    ``activations`` holds a detached copy of the (first) output of each node named in
+    ``checkpoints`` (what each one is, :mod:`..layout_hints` reads off the graph). ``srcdir``
+    (the course folder) decides which files are the author's; it defaults to the model file's folder.
 
     Raises ``ValueError`` if a checkpoint names no node that produced a tensor, so a
     typo in a lesson fails loudly instead of drawing an empty panel; the message says why
@@ -111,7 +110,6 @@ def capture_torch_graph(
         "output": first,
         "raw": raw,
         "activations": {name: recorder.activations[name] for name in checkpoints},
-        "hints": {name: layout_hint(recorder.nodes, name, recorder.edges) for name in checkpoints},
     }
 
 
