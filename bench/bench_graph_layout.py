@@ -18,8 +18,8 @@ from typing import Any, Callable, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from sphinx_tensorviz.render.graph_layout import layout_graph  # noqa: E402
-from sphinx_tensorviz.render.graph_svg import graph_to_svg  # noqa: E402
+from sphinx_tensorviz.features.graph.layout import layout_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.svg import graph_to_svg  # noqa: E402
 
 WIDTH, HIDDEN, SEQ = 64, 172, 6
 

@@ -24,9 +24,9 @@ from torch import nn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from sphinx_tensorviz.execute.capture.torch_graph import capture_torch_graph  # noqa: E402
-from sphinx_tensorviz.render.graph_layout import layout_graph  # noqa: E402
-from sphinx_tensorviz.render.graph_svg import graph_to_svg  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.torch_graph import capture_torch_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.layout import layout_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.svg import graph_to_svg  # noqa: E402
 
 MODEL_FILE = ROOT / "lessons" / "models" / "tiny_llama.py"
 _spec = importlib.util.spec_from_file_location("tiny_llama", MODEL_FILE)

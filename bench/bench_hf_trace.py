@@ -23,9 +23,9 @@ from transformers import LlamaConfig, LlamaForCausalLM
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from sphinx_tensorviz.execute.capture.torch_graph import capture_torch_graph  # noqa: E402
-from sphinx_tensorviz.render.graph_layout import layout_graph  # noqa: E402
-from sphinx_tensorviz.render.graph_svg import graph_to_svg  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.torch_graph import capture_torch_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.layout import layout_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.svg import graph_to_svg  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_graph_trace import median_time  # noqa: E402

@@ -28,7 +28,7 @@ from flax import nnx  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.jax_graph import capture_jax_graph  # noqa: E402
 
 LESSON = ROOT / "lessons" / "models" / "nnx_block.py"
 STACK = ROOT / "tests" / "roots" / "test-graph-jaxlibs" / "models" / "jaxlibs.py"

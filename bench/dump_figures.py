@@ -19,14 +19,14 @@ from typing import Any
 
 import yaml
 
+from sphinx_tensorviz.features.diagram.svg import diagram_to_svg
+from sphinx_tensorviz.features.graph.activations.maps_svg import small_multiples_svg
+from sphinx_tensorviz.features.graph.frames import frame_files
+from sphinx_tensorviz.features.graph.layout import layout_graph
+from sphinx_tensorviz.features.graph.svg import graph_to_svg
+from sphinx_tensorviz.render.cell_grid import heatmap_svg
 from sphinx_tensorviz.render.colors import Scale
 from sphinx_tensorviz.render.describe import heatmap_alt
-from sphinx_tensorviz.render.diagram_svg import diagram_to_svg
-from sphinx_tensorviz.render.graph_frames import frame_files
-from sphinx_tensorviz.render.graph_layout import layout_graph
-from sphinx_tensorviz.render.graph_svg import graph_to_svg
-from sphinx_tensorviz.render.heatmap_svg import heatmap_svg
-from sphinx_tensorviz.render.maps_svg import small_multiples_svg
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCES = [ROOT / "lessons" / "tensorviz_artifacts", ROOT / "lessons" / "diagrams",

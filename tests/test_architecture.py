@@ -55,13 +55,24 @@ def imported(path: Path) -> set[str]:
     return {m for m in found if m == ROOT or m.startswith(ROOT + ".")}
 
 
+def is_feature(parts: list[str]) -> bool:
+    """``features/<kind>`` or a sub-feature in it (``features/graph/tour``): a package with its own
+    ``setup_<name>``. Other packages inside a feature (``features/graph/capture``) are its code."""
+    init = PACKAGE.joinpath(*parts, "__init__.py")
+    return init.exists() and f"def setup_{parts[-1]}(" in init.read_text("utf-8")
+
+
 def area(module: str) -> str:
-    """``core``, a stage, ``features.<kind>``, ``cli``, a helper, ``extension`` or ``root``."""
+    """``core``, a stage, ``features.<kind>`` (or ``features.<kind>.<sub-feature>``), ``cli``, a helper,
+    ``extension`` or ``root``."""
     parts = module.split(".")
     if len(parts) == 1:
         return "root"
     if parts[1] == "features":
-        return "features" if len(parts) == 2 else f"features.{parts[2]}"
+        if len(parts) == 2:
+            return "features"
+        depth = max(n for n in range(3, len(parts) + 1) if n == 3 or is_feature(parts[1:n]))
+        return ".".join(parts[1:depth])
     return parts[1]
 
 
@@ -80,7 +91,9 @@ def allowed(source: str, target: str) -> bool:
     if source in STAGES:
         return target in ("core", *HELPERS) or (source in ("execute", "render") and target == "store")
     if source.startswith("features."):
-        return target in ("core", *HELPERS, *STAGES)
+        # a sub-feature may use its parent, and a feature sets its sub-features up; siblings never meet
+        family = source.startswith(target + ".") or target.startswith(source + ".")
+        return target in ("core", *HELPERS, *STAGES) or family
     if source == "features":  # the package's own __init__
         return target.startswith("features.") or target in ("core", *HELPERS, *STAGES)
     return False
@@ -114,11 +127,16 @@ def test_the_rules_reject_what_they_should() -> None:
     assert not allowed("render", "read")
     assert not allowed("store", "render")
     assert not allowed("core", "store")
-    assert not allowed("features.tour", "features.graph")
+    assert not allowed("features.heatmap", "features.graph")
+    assert not allowed("features.graph.tour", "features.graph.activations")
+    assert not allowed("features.graph.tour", "features.heatmap")
+    assert allowed("features.graph.tour", "features.graph") and allowed("features.graph", "features.graph.tour")
     assert not allowed("render", "features.graph")
     assert allowed("execute", "store") and allowed("render", "store") and allowed("read", "core")
     assert allowed("features.graph", "render") and allowed("cli", "features.graph")
     assert area("sphinx_tensorviz.features.graph.render") == "features.graph"
+    assert area("sphinx_tensorviz.features.graph.capture.torch_graph") == "features.graph"
+    assert area("sphinx_tensorviz.features.graph.tour.render") == "features.graph.tour"
     inside = PACKAGE / "execute" / "phase.py"
     assert "sphinx_tensorviz.core.request" in imported(inside) or "sphinx_tensorviz.core.state" in imported(inside)
 
@@ -128,12 +146,16 @@ def test_every_feature_is_set_up_by_its_own_setup_function() -> None:
     import importlib
 
     kinds = sorted(p.name for p in (PACKAGE / "features").iterdir() if (p / "__init__.py").exists())
-    assert {"heatmap", "graph", "diagram", "tour", "activations", "lesson", "downloads"} <= set(kinds)
+    assert {"heatmap", "graph", "diagram", "lesson", "downloads"} <= set(kinds)
     for kind in kinds:
         module = importlib.import_module(f"{ROOT}.features.{kind}")
         assert callable(getattr(module, f"setup_{kind}", None)), f"features/{kind} has no setup_{kind}(app)"
     glue = (PACKAGE / "extension.py").read_text("utf-8")
     assert not [kind for kind in kinds if f"features.{kind}" in glue], "the glue names a feature by hand"
+    # tours and activation strips read what a graph recorded: sub-features of graph, set up by it
+    for sub in ("tour", "activations"):
+        assert is_feature(["features", "graph", sub])
+        assert f"setup_{sub}(app)" in (PACKAGE / "features" / "graph" / "__init__.py").read_text("utf-8")
 
 
 def test_a_warm_pool_parent_has_every_worker_entry_and_no_sphinx() -> None:
@@ -146,7 +168,7 @@ def test_a_warm_pool_parent_has_every_worker_entry_and_no_sphinx() -> None:
 
     from sphinx_tensorviz.core.protocol import RUNNERS
 
-    code = ("import json, sys\nfrom sphinx_tensorviz.execute.zygote import preload\npreload('numpy', [])\n"
+    code = ("import json, sys\nfrom sphinx_tensorviz.execute.worker.zygote import preload\npreload('numpy', [])\n"
             "print(json.dumps(sorted(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(done.stdout))

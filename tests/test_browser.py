@@ -14,8 +14,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from browser_util import (axe_serious, browser_missing, build_lessons, copy_lessons, offline_context,
-                          page_opener)
+from browser_util import axe_serious, browser_missing, build_lessons, copy_lessons, offline_context, page_opener
 from conftest import copy_root
 
 pytestmark = [pytest.mark.browser, pytest.mark.sphinx]
@@ -556,7 +555,7 @@ def hf_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _drawn_boxes(hf_site: Path, expand: tuple[str, ...]) -> int:
     """How many boxes (not open-module frames) the stored graph has at depth 3 with ``expand`` open."""
-    from sphinx_tensorviz.render.graph_view import build_view
+    from sphinx_tensorviz.features.graph.view import build_view
 
     store = hf_site.parent / "src" / "tensorviz_artifacts"
     graph = json.loads(next(store.glob("*.json")).read_text("utf-8"))["data"]

@@ -14,7 +14,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
-from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.jax_graph import capture_jax_graph  # noqa: E402
 
 THIS_FILE = str(Path(__file__).resolve())
 

@@ -19,7 +19,7 @@ pytest.importorskip("flax")
 pytest.importorskip("equinox")
 jnp = jax.numpy
 
-from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.jax_graph import capture_jax_graph  # noqa: E402
 from test_graph_build import artifacts_by_function, copy_root, sphinx_build  # noqa: E402
 
 #: every test traces real Flax/Equinox models under jit (seconds each); the two that build pages are also sphinx
@@ -202,9 +202,9 @@ def test_conv_checkpoints_are_channel_maps_whichever_axis_the_library_uses():
     import jax
     from flax import nnx
 
-    from sphinx_tensorviz.execute.activations import activation_record
-    from sphinx_tensorviz.execute.layout_hints import layout_hints
-    from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph
+    from sphinx_tensorviz.features.graph.activation_records import activation_record
+    from sphinx_tensorviz.features.graph.capture.jax_graph import capture_jax_graph
+    from sphinx_tensorviz.features.graph.capture.layout_hints import layout_hints
 
     class FlaxConv(nnx.Module):
         def __init__(self, out, rngs):
@@ -273,7 +273,7 @@ def test_library_ops_point_at_the_authors_call_site():
 
 def _scan_body_ops(fn, *args):
     """Primitive equations of the (single) scan's body, nested calls counted through: what its box holds."""
-    from sphinx_tensorviz.execute.capture.jax_graph.jaxpr import count_ops
+    from sphinx_tensorviz.features.graph.capture.jax_graph.jaxpr import count_ops
 
     def scans(jaxpr):
         for eqn in jaxpr.eqns:

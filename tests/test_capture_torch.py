@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from sphinx_tensorviz.execute.capture.torch_graph import capture_torch_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.torch_graph import capture_torch_graph  # noqa: E402
 
 ROOT = Path(__file__).parents[1]
 MODEL_FILE = ROOT / "lessons" / "models" / "tiny_llama.py"

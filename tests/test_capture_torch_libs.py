@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from sphinx_tensorviz.execute.capture.torch_graph import capture_torch_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.torch_graph import capture_torch_graph  # noqa: E402
 
 #: builds and traces transformers models in this process (seconds each)
 pytestmark = pytest.mark.execution

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sphinx_tensorviz.execute.checks import run_checks
-from sphinx_tensorviz.execute.loader import BadResult
+from sphinx_tensorviz.execute.worker.checks import run_checks
+from sphinx_tensorviz.execute.worker.loader import BadResult
 
 
 def module_with(answer: Any) -> types.ModuleType:

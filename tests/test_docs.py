@@ -26,12 +26,12 @@ from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 from sphinx_tensorviz.cli import build_parser
 from sphinx_tensorviz.config import CONFIG_VALUES
-from sphinx_tensorviz.read.directives import ExecutedDirective
-from sphinx_tensorviz.features.heatmap.directive import HeatmapDirective
+from sphinx_tensorviz.features.graph.activations.directive import ActivationsDirective
 from sphinx_tensorviz.features.graph.directive import GraphDirective
+from sphinx_tensorviz.features.graph.tour.directive import StepDirective, StepsDirective
+from sphinx_tensorviz.features.heatmap.directive import HeatmapDirective
 from sphinx_tensorviz.features.lesson.directive import CatalogueDirective, LessonDirective
-from sphinx_tensorviz.features.activations.directive import ActivationsDirective
-from sphinx_tensorviz.features.tour.directive import StepDirective, StepsDirective
+from sphinx_tensorviz.read.directives import ExecutedDirective
 from sphinx_tensorviz.warnings_ import Subtype
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

@@ -14,14 +14,16 @@ from typing import Any
 
 import pytest
 
+from sphinx_tensorviz.features.diagram.pdf import diagram_pdf
+from sphinx_tensorviz.features.diagram.svg import diagram_drawing
+from sphinx_tensorviz.features.graph.layout import layout_graph
+from sphinx_tensorviz.features.graph.pdf import graph_pdf
+from sphinx_tensorviz.features.graph.svg import draw_node, graph_drawing, graph_to_svg
+from sphinx_tensorviz.features.heatmap.pdf import heatmap_pdf
 from sphinx_tensorviz.render import mpl_writer, svg_writer
 from sphinx_tensorviz.render.bidi import FSI, PDI
+from sphinx_tensorviz.render.cell_grid import heatmap_drawing, heatmap_svg
 from sphinx_tensorviz.render.colors import make_scale
-from sphinx_tensorviz.render.diagram_svg import diagram_drawing
-from sphinx_tensorviz.render.graph_layout import layout_graph
-from sphinx_tensorviz.render.graph_svg import draw_node, graph_drawing, graph_to_svg
-from sphinx_tensorviz.render.heatmap_svg import heatmap_drawing, heatmap_svg
-from sphinx_tensorviz.render.pdf import diagram_pdf, graph_pdf, heatmap_pdf
 from sphinx_tensorviz.render.shapes import Drawing, Gradient, Group, Paint, Rect, Text
 from sphinx_tensorviz.render.shapes import Path as PathShape
 from sphinx_tensorviz.render.svg import clean

@@ -18,10 +18,10 @@ import pytest
 from docutils import nodes
 
 from conftest import STORE, copy_root, run_sphinx
-from sphinx_tensorviz.features.activations import render as activations_render
 from sphinx_tensorviz.features.graph import render as graph_render
+from sphinx_tensorviz.features.graph.activations import render as activations_render
+from sphinx_tensorviz.features.graph.tour import render as tour_render
 from sphinx_tensorviz.features.heatmap import render as heatmap_render
-from sphinx_tensorviz.features.tour import render as tour_render
 from sphinx_tensorviz.render import figure_cache, figure_entries, transform
 from sphinx_tensorviz.render.figure_keys import plain
 from sphinx_tensorviz.render.html_nodes import markup, tv_html_figure

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sphinx_tensorviz.render.graph_frames import FOLDER, INDEX, write_frame_files
+from sphinx_tensorviz.features.graph.frames import FOLDER, INDEX, write_frame_files
 
 FILES = {INDEX: "tensorvizData('k','index',{});\n", "m0.js": "tensorvizData('k','m0',{\"é\":1});\n",
          "m1.js": "tensorvizData('k','m1',{});\n"}

@@ -408,7 +408,7 @@ def test_llama_four_checks_pass(llama_artifact: dict[str, Any], llama_dom: El) -
 
 # -- the HTML page ------------------------------------------------------------------------------
 def test_llama_svg_has_a_titled_node_per_drawn_element(llama_dom: El, llama_graph: dict[str, Any]) -> None:
-    from sphinx_tensorviz.render.graph_layout import layout_graph
+    from sphinx_tensorviz.features.graph.layout import layout_graph
 
     figure = llama_dom.find("figure", id=FIGURE)
     svg = figure.find("svg", cls="tv-graph")

@@ -12,12 +12,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from sphinx_tensorviz.render.diagram_svg import arc3_control, diagram_to_svg, edge_geometry
-from sphinx_tensorviz.render.graph_frames import frame_files
-from sphinx_tensorviz.render.graph_layout import build_view, layout_graph, module_frames
-from sphinx_tensorviz.render.graph_svg import graph_outline, graph_to_svg
+from sphinx_tensorviz.features.diagram.svg import arc3_control, diagram_to_svg, edge_geometry
+from sphinx_tensorviz.features.graph.frames import frame_files
+from sphinx_tensorviz.features.graph.layout import build_view, layout_graph, module_frames
+from sphinx_tensorviz.features.graph.page import GraphOnPage
+from sphinx_tensorviz.features.graph.svg import graph_outline, graph_to_svg
 from sphinx_tensorviz.render.ids import element_id, id_token
-from sphinx_tensorviz.render.graph_page import GraphOnPage
 
 SEEDS = ROOT / "tests" / "seeds"  # copies of ../shared/seeds, the documents our schema starts from
 SVG = "{http://www.w3.org/2000/svg}"
@@ -440,7 +440,7 @@ def test_a_warm_page_write_does_not_lay_the_graph_out_again(graph: dict, tmp_pat
 
 
 def test_an_ambiguous_or_unknown_target_warns_with_the_candidates(graph: dict, caplog: pytest.LogCaptureFixture) -> None:
-    from sphinx_tensorviz.features.tour.render import resolve_target
+    from sphinx_tensorviz.features.graph.tour.render import resolve_target
 
     tour = GraphOnPage("fig", {"data": graph}, 2, ())
     shared = next(label for label, ids in tour.drawn_labels.items() if len(ids) > 1)

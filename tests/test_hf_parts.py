@@ -9,15 +9,15 @@ from collections import namedtuple
 import numpy as np
 import pytest
 
-from sphinx_tensorviz.execute.activations import activation_record
-from sphinx_tensorviz.execute.graph_filter import fold_groups
-from sphinx_tensorviz.execute.results import BadResult
 from sphinx_tensorviz.core.ids import canonical
-from sphinx_tensorviz.render.graph_page import GraphOnPage
+from sphinx_tensorviz.execute.worker.results import BadResult
+from sphinx_tensorviz.features.graph.activation_records import activation_record
+from sphinx_tensorviz.features.graph.filter import fold_groups
+from sphinx_tensorviz.features.graph.page import GraphOnPage
 
 torch = pytest.importorskip("torch")
 
-from sphinx_tensorviz.execute.capture.outputs import exposed_summary, name_outputs  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.outputs import exposed_summary, name_outputs  # noqa: E402
 
 
 class _Layer:

@@ -13,9 +13,9 @@ import pytest
 torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
-from sphinx_tensorviz.execute.activations import activation_record  # noqa: E402
-from sphinx_tensorviz.execute.capture.torch_graph import capture_torch_graph  # noqa: E402
-from sphinx_tensorviz.execute.layout_hints import layout_hints  # noqa: E402
+from sphinx_tensorviz.features.graph.activation_records import activation_record  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.layout_hints import layout_hints  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.torch_graph import capture_torch_graph  # noqa: E402
 
 
 def test_resnet_traces_with_library_sources_and_channel_maps(tmp_path) -> None:

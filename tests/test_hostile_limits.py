@@ -26,7 +26,7 @@ from hostile_util import (
     page_size,
 )
 from sphinx_tensorviz.config import CONFIG_VALUES
-from sphinx_tensorviz.execute.tail_buffer import TailBuffer
+from sphinx_tensorviz.execute.worker.tail_buffer import TailBuffer
 
 #: every page of this project stays well below this, whatever its lesson code returned or printed
 PAGE_BOUND = 300_000
@@ -56,7 +56,7 @@ PAGES = {
     "noisy": heatmap_page("import os, sys\n\nsys.stderr.write('e' * 50_000_000)\nos.write(2, b'f' * 50_000_000)\n"
                           "raise ValueError('after the noise')", "Noisy"),
     # switches off the worker's own check: the build checks the result again
-    "sneaky": heatmap_page("import numpy as np\nimport sphinx_tensorviz.execute.worker as w\n\n"
+    "sneaky": heatmap_page("import numpy as np\nimport sphinx_tensorviz.execute.worker.job as w\n\n"
                            "w.check_heatmap_cells = lambda *args: None\nresult = np.zeros((130, 130))", "Sneaky"),
     "fine": heatmap_page("import numpy as np\n\nprint('hello')\nresult = np.arange(6.0).reshape(2, 3)", "Fine"),
     "deep": "# Deep\n\n```{tv-graph}\n:model: models/deep.py:Deep\n:inputs: [{shape: [2, 4], fill: ones}]\n"

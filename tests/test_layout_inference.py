@@ -21,10 +21,10 @@ jnp = jax.numpy
 nn = torch.nn
 F = torch.nn.functional
 
-from sphinx_tensorviz.execute.activations import activation_record  # noqa: E402
-from sphinx_tensorviz.execute.capture.jax_graph import capture_jax_graph  # noqa: E402
-from sphinx_tensorviz.execute.capture.torch_graph import capture_torch_graph  # noqa: E402
-from sphinx_tensorviz.execute.layout_hints import layout_hints  # noqa: E402
+from sphinx_tensorviz.features.graph.activation_records import activation_record  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.jax_graph import capture_jax_graph  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.layout_hints import layout_hints  # noqa: E402
+from sphinx_tensorviz.features.graph.capture.torch_graph import capture_torch_graph  # noqa: E402
 
 #: Flax and Equinox models are traced under jit in this process
 pytestmark = pytest.mark.execution

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from sphinx_tensorviz.core.words import plural
-from sphinx_tensorviz.execute.capture.torch_params import gqa_note
-from sphinx_tensorviz.features.activations.render import _maps, _strip, _summary
+from sphinx_tensorviz.features.graph.activations.render import _maps, _strip, _summary
+from sphinx_tensorviz.features.graph.capture.torch_params import gqa_note
 from sphinx_tensorviz.features.heatmap.sweep_describe import sweep_alt
 from sphinx_tensorviz.render.describe import heatmap_alt
 
@@ -28,9 +28,9 @@ VERBS = {"is", "has", "was", "does", "differs", "stays", "needs", "lacks", "matc
 NOT_COUNTS = {
     ("core/limits.py", "cells:,"): "over a limit of at least one cell: never one",
     ("core/limits.py", "count:,"): "over a limit of at least one node: never one",
-    ("execute/activations.py", "minimum"): "a layout's axes: two or three",
-    ("execute/tail_buffer.py", "self.dropped + self._size:,"): "over the printed-output limit: never one",
-    ("features/tour/render.py", "len(same)"): "nodes that share a label: at least two",
+    ("features/graph/activation_records.py", "minimum"): "a layout's axes: two or three",
+    ("execute/worker/tail_buffer.py", "self.dropped + self._size:,"): "over the printed-output limit: never one",
+    ("features/graph/tour/render.py", "len(same)"): "nodes that share a label: at least two",
     ("read/sweep.py", "MAX_PARAMETERS"): "a constant, two",
     ("read/sweep.py", "total"): "over the most points a sweep may have: never one",
     ("render/describe.py", "len(rows)"): "'All N rows are identical': only said of two or more",

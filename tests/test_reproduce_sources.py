@@ -28,7 +28,7 @@ def test_definitions_are_cut_as_get_source_segment_cuts_them(text: str) -> None:
 
 
 def test_run_py_carries_the_named_definitions() -> None:
-    loader, = reproduce._sources("loader.py", ("import_file",))
+    loader, = reproduce._sources("worker/loader.py", ("import_file",))
     assert loader.startswith("def import_file(") and "\n" in loader
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -154,7 +153,7 @@ def test_a_module_mark_covers_every_test() -> None:
     ([sys.executable, "-m", "sphinx_tensorviz", "--help"], False),
     ([sys.executable, "-m", "sphinx_tensorviz", "status", "--help"], False),
     ([sys.executable, "-m", "sphinx_tensorviz", "push", "lessons", "s3://b"], False),
-    ([sys.executable, "-m", "sphinx_tensorviz.execute.worker"], False),
+    ([sys.executable, "-m", "sphinx_tensorviz.execute.worker.job"], False),
     ([sys.executable, "run.py", "--check"], False),
     ("sphinx-build -b html src out", False),  # a shell string is one word: not recognised (none here)
 ])

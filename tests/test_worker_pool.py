@@ -200,7 +200,7 @@ def test_a_pooled_job_is_a_child_of_the_warm_parent_not_of_a_job_guard(tmp_path:
     src = make_project(tmp_path / "src", {"one": heatmap_page(PARENT_COMMAND, "One")})
     assert run_sphinx(src, "html").summary == (1, 0, 0)
     ((artifact,),) = [list(load_artifacts(src).values())]
-    assert "sphinx_tensorviz.execute.zygote numpy" in artifact["stdout"] and "jobguard" not in artifact["stdout"]
+    assert "sphinx_tensorviz.execute.worker.zygote numpy" in artifact["stdout"] and "jobguard" not in artifact["stdout"]
 
 
 @pytest.mark.sphinx

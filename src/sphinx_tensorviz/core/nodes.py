@@ -15,11 +15,6 @@ class tensorviz_figure(nodes.General, nodes.Element):  # noqa: N801 - docutils n
     """Placeholder for one figure; attributes ``request`` and ``figure_id``."""
 
 
-#: Attribute of the error box left by a ``tv-graph`` whose options failed: its ``:name:``, so the
-#: tours and activations that refer to it say that the graph failed, and where.
-FAILED_GRAPH = "tv-failed-graph"
-
-
 def visit_unreplaced(self: object, node: nodes.Element) -> None:
     """Never reached in practice: the render transform replaces every figure for every builder."""
     raise nodes.SkipNode

@@ -23,7 +23,7 @@ from .sweep import SWEEP_CHECK
 RUNNERS: dict[str, str] = {
     "tv-heatmap": "sphinx_tensorviz.features.heatmap.run:run_heatmap",
     "tv-graph": "sphinx_tensorviz.features.graph.run:run_graph",
-    SWEEP_CHECK: "sphinx_tensorviz.execute.sweep_check:run_sweep_check",
+    SWEEP_CHECK: "sphinx_tensorviz.execute.worker.sweep_check:run_sweep_check",
 }
 
 

@@ -24,7 +24,7 @@ from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.build import build_store
 from ..warnings_ import Subtype, warn
 from .fingerprint import EnvironmentCheck
-from .sweep_check import sweep_job_points
+from .worker.sweep_check import sweep_job_points
 
 if TYPE_CHECKING:
     from ..core.protocol import Job

@@ -36,7 +36,7 @@ from sphinx.util import logging
 
 from ..core.protocol import Job
 from .processes import job_processes, kill_all, kill_group, make_job_dir
-from .zygote import LIBRARIES, PRELOAD
+from .worker.zygote import LIBRARIES, PRELOAD
 
 logger = logging.getLogger("sphinx_tensorviz")
 _MESSAGE = 64 * 1024
@@ -134,7 +134,7 @@ class _Parent:
         try:
             with open(self.folder / "output.log", "wb") as log:
                 self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
-                    [python, "-m", "sphinx_tensorviz.execute.zygote", backend, str(theirs.fileno()), str(life_read),
+                    [python, "-m", "sphinx_tensorviz.execute.worker.zygote", backend, str(theirs.fileno()), str(life_read),
                      str(self.folder), ",".join(sorted(libraries))],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                     env=environment_for(self.token, self.folder), cwd=self.folder / "work",

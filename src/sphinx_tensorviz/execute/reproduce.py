@@ -169,8 +169,8 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
 @cache
 def script_body() -> str:
     """Everything after the header: the same for every artifact, so no artifact value can reach it."""
-    shared = "\n\n".join([*_sources("loader.py", ("BadResult", "import_file", "seeded_arguments")),
-                           *_sources("inputs.py", ("InputSpecError", "numpy_input", "build_call", "_input_name")),
+    shared = "\n\n".join([*_sources("worker/loader.py", ("BadResult", "import_file", "seeded_arguments")),
+                           *_sources("../features/graph/inputs.py", ("InputSpecError", "numpy_input", "build_call", "_input_name")),
                            *_sources("determinism.py", ("seed_everything",)),
                            *_sources("tolerance.py", ("FLOAT_EPS", "RTOL_ULPS", "RTOL_ULPS_HALF", "ATOL_ULPS",
                                                       "NOISE_ULPS", "ASSUMED_DTYPE", "is_exact", "default_tolerance",

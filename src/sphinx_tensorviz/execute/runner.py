@@ -291,7 +291,7 @@ def _guarded_command(job_dir: Path, job: Job, settings: RunSettings, token: str,
                      lifeline_fd: int) -> tuple[list[str], dict[str, str]]:
     """The command line (job guard, maybe bwrap, worker) and the environment of one job."""
     env = _environment(settings, token, job_dir)
-    command = [settings.python, "-m", "sphinx_tensorviz.execute.worker", str(job_dir / "job.json"),
+    command = [settings.python, "-m", "sphinx_tensorviz.execute.worker.job", str(job_dir / "job.json"),
                str(job_dir / "result.json")]
     if settings.sandbox:
         env["HOME"] = str(job_dir / "home")

@@ -36,7 +36,10 @@ from .shapes import (
 )
 from .svg import printable
 
-__all__ = ["PT_PER_PX", "figure", "save_pdf"]
+__all__ = ["PDF_ID_PREFIX", "PT_PER_PX", "figure", "save_pdf"]
+
+#: Paper has no page ids; the drawings still want a valid prefix.
+PDF_ID_PREFIX = "tvpdf"
 
 #: CSS px are 1/96 inch, points 1/72 inch.
 PT_PER_PX = 72 / 96

@@ -33,13 +33,13 @@ def diagram_parts(diagram: dict[str, Any], render: dict[str, Any], cache: Render
 
 def _diagram_to_svg(*args: Any, **kwargs: Any) -> str:
     """The drawing code, imported on a drawing-cache miss only (a cached diagram needs none of it)."""
-    from ...render.diagram_svg import diagram_to_svg
+    from .svg import diagram_to_svg
 
     return diagram_to_svg(*args, **kwargs)
 
 
 def _diagram_pdf(diagram: dict[str, Any], path: Any) -> None:
-    from ...render.pdf import diagram_pdf  # the LaTeX builder's only
+    from .pdf import diagram_pdf  # the LaTeX builder's only
 
     diagram_pdf(diagram, path)
 

@@ -12,7 +12,6 @@ from docutils.parsers.rst import directives
 from ...core.hashing import sha256_text
 from ...core.ids import canonical
 from ...core.layouts import normalise_layout
-from ...core.nodes import FAILED_GRAPH
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
 from ...read.sources import local_imports, resolve_inside
@@ -29,6 +28,11 @@ def layout_option(argument: str | None) -> str | dict[str, str]:
         value = opt.yaml_mapping(text)
         return {canonical(str(name)): normalise_layout(str(layout)) for name, layout in value.items()}
     return normalise_layout(text)
+
+
+#: Attribute of the error box left by a ``tv-graph`` whose options failed: its ``:name:``, so the
+#: tours and activations that refer to it say that the graph failed, and where.
+FAILED_GRAPH = "tv-failed-graph"
 
 
 class GraphDirective(ExecutedDirective):

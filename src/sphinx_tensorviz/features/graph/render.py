@@ -4,7 +4,7 @@ It gets: the SVG of the default view (collapsed to ``:depth:``), a nested list a
 alternative, a note that only the executed branch is recorded (and, for torch.compile code,
 that the eager graph is shown), and (HTML) the model source with
 line anchors that the nodes link to (:mod:`.sources`), plus a link to per-module layout data
-(:mod:`sphinx_tensorviz.render.graph_frames`) so readers can open any module.
+(:mod:`sphinx_tensorviz.features.graph.frames`) so readers can open any module.
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ from ...core.hashing import digest
 from ...core.words import plural
 from ...render.cache import artifact_key
 from ...render.checks import checks_list
-from ...render.graph_frames import frame_files, write_frame_files
-from ...render.graph_layout import layout_graph
-from ...render.graph_outline import OutlineItem, graph_outline, outline_from_json, outline_to_json
-from ...render.graph_svg import graph_to_svg
 from ...render.html_nodes import markup
 from ...render.parts import FigureParts
-from ...render.pdf import graph_pdf
 from ...render.svg import ID_TOKEN
+from .frames import frame_files, write_frame_files
+from .layout import layout_graph
+from .outline import OutlineItem, graph_outline, outline_from_json, outline_to_json
+from .pdf import graph_pdf
 from .sources import source_line_href, source_panels
+from .svg import graph_to_svg
 
 BRANCH_NOTE = (
     "This graph records one forward pass with the inputs shown: only the branch of Python control "

@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 
 from ...core.protocol import Job
-from ...execute.activations import activation_record
-from ...execute.checks import check_modules, code_name, run_checks
-from ...execute.graph_filter import fold_groups
-from ...execute.inputs import InputSpecError, build_call
-from ...execute.layout_hints import layout_hints
-from ...execute.loader import seeded_arguments
-from ...execute.results import BadResult, dtype_name, to_numpy
 from ...execute.tolerance import OUTPUT_VALUES_LIMIT
+from ...execute.worker.checks import check_modules, code_name, run_checks
+from ...execute.worker.loader import seeded_arguments
+from ...execute.worker.results import BadResult, dtype_name, to_numpy
+from .activation_records import activation_record
+from .capture.layout_hints import layout_hints
+from .filter import fold_groups
+from .inputs import InputSpecError, build_call
 
 
 def run_graph(module: types.ModuleType, job: Job) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def run_graph(module: types.ModuleType, job: Job) -> dict[str, Any]:
     else:
         if call_kwargs:
             raise BadResult("named :inputs: are only for PyTorch models; give JAX inputs in order")
-        from ...execute.capture.jax_graph import capture_jax_graph
+        from .capture.jax_graph import capture_jax_graph
 
         fn = factory(**kwargs)
         with _checkpoint_errors():
@@ -96,7 +96,7 @@ def _checkpoint_errors() -> Iterator[None]:
 def _trace_torch(factory: Any, kwargs: dict[str, Any], args: tuple, call_kwargs: dict[str, Any],
                  job: Job, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """Build the model, trace one call, then fold or drop the function groups the author named."""
-    from ...execute.capture.torch_graph import capture_torch_graph
+    from .capture.torch_graph import capture_torch_graph
 
     model = factory(**kwargs)
     if hasattr(model, "eval"):

@@ -8,14 +8,14 @@ from typing import Any
 from docutils import nodes
 
 from ...render.cache import artifact_key
+from ...render.cell_grid import heatmap_svg
 from ...render.checks import checks_list
 from ...render.colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT, Scale
 from ...render.describe import fmt, heatmap_alt, heatmap_long_description
-from ...render.heatmap_svg import heatmap_svg
 from ...render.parts import FigureParts
-from ...render.pdf import heatmap_pdf
 from ...render.tables import MAX_CELLS, data_table
 from ...warnings_ import Subtype
+from .pdf import heatmap_pdf
 
 #: said under a heatmap of a complex result, whose imaginary part is not drawn
 COMPLEX_NOTE = "The result is complex: the cells and the table show its real part only."

@@ -12,9 +12,9 @@ import numpy as np
 
 from ...core.limits import Limits, check_heatmap_cells
 from ...core.protocol import Job
-from ...execute.checks import code_name, run_checks
-from ...execute.loader import BadResult, seeded_arguments
-from ...execute.results import heatmap_data
+from ...execute.worker.checks import code_name, run_checks
+from ...execute.worker.loader import BadResult, seeded_arguments
+from ...execute.worker.results import heatmap_data
 
 
 def run_heatmap(module: types.ModuleType, job: Job) -> dict[str, Any]:

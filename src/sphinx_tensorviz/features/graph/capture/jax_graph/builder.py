@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ....core.ids import op_id
+from .....core.ids import op_id
 from .hook import PREFIX, ScopeHook
 from .jaxpr import (
     NAMED_CALLS,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from . import svg
-from .colors import make_scale
-from .describe import fmt
-from .heatmap_svg import FONT_FAMILY, OUTLINE
-from .shapes import Drawing, Group, Paint, Rect, Shape, Text
-from .svg_writer import write
+from ....render import svg
+from ....render.cell_grid import FONT_FAMILY, OUTLINE
+from ....render.colors import make_scale
+from ....render.describe import fmt
+from ....render.shapes import Drawing, Group, Paint, Rect, Shape, Text
+from ....render.svg_writer import write
 
 CELL = 9  # pixels per map cell
 GAP = 14

@@ -1,13 +1,13 @@
 """The parent of a warm worker pool: imports one framework once, then forks a clean child per job.
 
-Started by :mod:`.pool` as ``python -m sphinx_tensorviz.execute.zygote BACKEND CONTROL_FD
+Started by :mod:`.pool` as ``python -m sphinx_tensorviz.execute.worker.zygote BACKEND CONTROL_FD
 LIFELINE_FD FOLDER [LIBRARIES]`` with the same minimal environment as a worker. It never runs
 lesson code itself: it imports the framework (PyTorch, or JAX *without* starting a JAX
 backend, since JAX does not survive ``fork`` once it has one) and the known libraries the jobs'
 code imports (``transformers``, ``flax``...), then waits. For each job the build
 sends, over the control socket, the job's paths, token and folder and two descriptors (a
 socket to answer on and the write end of the job's output pipe); the zygote forks, and the
-child becomes an ordinary worker (:func:`.worker.serve`): its own session, its job folder as
+child becomes an ordinary worker (:func:`.job.serve`): its own session, its job folder as
 working directory, its own token and temp folder, the job's limits. Every job starts from
 the zygote's untouched memory, so no job sees the globals, modules, RNG state or
 monkeypatches of another.
@@ -42,7 +42,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from .processes import (
+from ..processes import (
     PR_SET_CHILD_SUBREAPER,
     PR_SET_PDEATHSIG,
     children_of,
@@ -74,8 +74,8 @@ def preload(backend: str, libraries: list[str]) -> None:
     jobs do not pay for them (a library that fails to import is left to the job that needs it)."""
     import importlib
 
-    from ..core.protocol import RUNNERS
-    from . import worker  # noqa: F401 - the protocol and the lesson-code loader
+    from ...core.protocol import RUNNERS
+    from . import job  # noqa: F401 - the protocol and the lesson-code loader
 
     for runner in RUNNERS.values():  # each figure kind's worker entry (numpy, the result checks, the tracer)
         importlib.import_module(runner.partition(":")[0])
@@ -180,7 +180,7 @@ class Zygote:
             os.environ.update(request["environment"])  # the job's token and temp folder
             tempfile.tempdir = None  # gettempdir() reads TMPDIR again
             os.chdir(request["cwd"])
-            from .worker import serve
+            from .job import serve
 
             code = serve(Path(request["job"]), Path(request["result"]))
         except BaseException:  # noqa: BLE001 - reported in the output; the missing result is a crash

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from sphinx.application import Sphinx
 
-from ...core.nodes import add_placeholder_node
-from ...render.registry import add_page_pass, lazy
+from ....core.nodes import add_placeholder_node
+from ....render.registry import add_page_pass, lazy
 from .directive import ActivationsDirective, tensorviz_activations
 
 ORDER = 20

@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.layouts import LAYOUTS, normalise_layout
-from ..core.words import plural
-from .layout_hints import AMBIGUOUS_HEADS
-from .results import BadResult, dtype_name, is_complex, to_numpy
+from ...core.layouts import LAYOUTS, normalise_layout
+from ...core.words import plural
+from ...execute.worker.results import BadResult, dtype_name, is_complex, to_numpy
+from .capture.layout_hints import AMBIGUOUS_HEADS
 
 __all__ = ["LAYOUTS", "activation_record", "normalise_layout"]
 

@@ -1,6 +1,6 @@
 """``tv-activations``: each checkpoint drawn the way its layout reads, with axes named.
 
-The record (see :mod:`sphinx_tensorviz.execute.activations`) says what the tensor is:
+The record (see :mod:`sphinx_tensorviz.features.graph.activation_records`) says what the tensor is:
 
 * ``tokens`` / ``features``: a one-row strip of feature values (one token's vector);
 * ``channels``: small multiples, one map per channel, plus the channel-mean map;
@@ -22,23 +22,23 @@ from typing import Any
 
 from docutils import nodes
 
-from ...core.hashing import digest
-from ...core.request import renderer_fingerprint
-from ...core.words import plural
-from ...render import svg
-from ...render.assemble import prediction_node
-from ...render.bidi import isolated
-from ...render.cache import RenderCache, artifact_key
-from ...render.describe import fmt
-from ...render.figure_cache import drawn_from_graph
-from ...render.graph_page import GraphOnPage
-from ...render.html_nodes import markup as html_markup
-from ...render.html_nodes import scroll_region, tv_html_tag
-from ...render.ids import slugify
-from ...render.page import Page
-from ...render.sweep_figures import per_point, point_figure_id, switcher
-from ...render.tables import data_table
-from ...warnings_ import Subtype, warn
+from ....core.hashing import digest
+from ....core.request import renderer_fingerprint
+from ....core.words import plural
+from ....render import svg
+from ....render.assemble import prediction_node
+from ....render.bidi import isolated
+from ....render.cache import RenderCache, artifact_key
+from ....render.describe import fmt
+from ....render.figure_cache import drawn_from_graph
+from ....render.html_nodes import markup as html_markup
+from ....render.html_nodes import scroll_region, tv_html_tag
+from ....render.ids import slugify
+from ....render.page import Page
+from ....render.sweep_figures import per_point, point_figure_id, switcher
+from ....render.tables import data_table
+from ....warnings_ import Subtype, warn
+from ..page import GraphOnPage, graph_for, swept_graphs
 from .directive import tensorviz_activations
 
 __all__ = ["activations_figure", "render_activations"]
@@ -48,7 +48,7 @@ def render_activations(page: Page) -> None:
     """The page pass: each ``tv-activations`` drawn from its graph's artifact; for a swept graph one
     set per point, following the graph's controls."""
     for strips in list(page.document.findall(tensorviz_activations)):
-        graph = page.graph_for(strips, "tv-activations")
+        graph = graph_for(page, strips, "tv-activations")
         if graph is None:
             strips.replace_self([])
             continue
@@ -56,13 +56,13 @@ def render_activations(page: Page) -> None:
         def make(strips: tensorviz_activations = strips, graph: GraphOnPage = graph) -> nodes.Node:
             return isolated(_drawn(strips, graph, page))
 
-        owner = page.swept_graphs.get(strips["graph"])  # a swept graph's points are read as drawn
+        owner = swept_graphs(page).get(strips["graph"])  # a swept graph's points are read as drawn
         strips.replace_self(drawn_from_graph(page, strips, graph, make, sweep=owner and [
             owner[0], [point.request.content_hash for point in owner[1].points]]))
 
 
 def _drawn(strips: tensorviz_activations, graph: GraphOnPage, page: Page) -> nodes.Node:
-    owner = page.swept_graphs.get(strips["graph"])
+    owner = swept_graphs(page).get(strips["graph"])
     if owner is None:
         return activations_figure(strips, graph, page.html, page.ctx.cache)
     graph_id, sweep = owner
@@ -212,12 +212,12 @@ _DRAWERS: dict[str, Callable[[str, dict[str, Any], str], tuple[str, Callable[[st
 # come from the drawing cache, or were kept translated (render/figure_cache.py), never loads it.
 
 def _heatmap_svg(*args: Any, **kwargs: Any) -> str:
-    from ...render.heatmap_svg import heatmap_svg
+    from ....render.cell_grid import heatmap_svg
 
     return heatmap_svg(*args, **kwargs)
 
 
 def _small_multiples_svg(*args: Any, **kwargs: Any) -> str:
-    from ...render.maps_svg import small_multiples_svg
+    from .maps_svg import small_multiples_svg
 
     return small_multiples_svg(*args, **kwargs)

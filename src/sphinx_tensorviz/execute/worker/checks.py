@@ -13,7 +13,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-from ..core.protocol import Job
+from ...core.protocol import Job
 from .loader import BadResult, import_file
 
 

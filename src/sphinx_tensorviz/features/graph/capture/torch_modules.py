@@ -14,7 +14,7 @@ from typing import Any
 
 from torch import nn
 
-from ...core.closest import closest_names
+from ....core.closest import closest_names
 from .compiled import clean_name, is_compiled_module
 from .sources import SourceIndex
 

@@ -23,7 +23,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .graph_layout import (
+from ...render.ids import check_prefix, element_id, slugify
+from ...render.shapes import (
+    Arrowhead,
+    Attrs,
+    Circle,
+    Drawing,
+    Group,
+    Paint,
+    Path,
+    Rect,
+    Segment,
+    Shape,
+    StyleSheet,
+    Text,
+)
+from ...render.svg_writer import css_paint, fragment, write
+from .layout import (
     FONT_HEADER,
     FONT_LABEL,
     FONT_SUB,
@@ -33,10 +49,7 @@ from .graph_layout import (
     shape_text,
     text_width,
 )
-from .graph_outline import graph_outline
-from .ids import check_prefix, element_id, slugify
-from .shapes import Arrowhead, Attrs, Circle, Drawing, Group, Paint, Path, Rect, Segment, Shape, StyleSheet, Text
-from .svg_writer import css_paint, fragment, write
+from .outline import graph_outline
 
 __all__ = ["draw_cluster", "draw_edge_label", "draw_node", "graph_drawing", "graph_outline", "graph_to_svg",
            "node_tone", "slugify"]

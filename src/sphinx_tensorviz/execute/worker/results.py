@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.words import plural
+from ...core.words import plural
 from .loader import BadResult
 
 __all__ = ["BadResult", "dtype_name", "heatmap_data", "is_complex", "to_numpy"]

@@ -20,12 +20,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Optional
 
-from ..core.kept_files import replace_atomically
-from .graph_layout import Box, Frame, module_frames
-from .graph_svg import draw_cluster, draw_edge_label, draw_node
-from .graph_view import short_label
-from .outputs import declare_output, write_or_warn
-from .svg import ID_TOKEN
+from ...core.kept_files import replace_atomically
+from ...render.outputs import declare_output, write_or_warn
+from ...render.svg import ID_TOKEN
+from .layout import Box, Frame, module_frames
+from .svg import draw_cluster, draw_edge_label, draw_node
+from .view import short_label
 
 __all__ = ["FOLDER", "frame_files", "write_frame_files"]
 

@@ -13,7 +13,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from ...core.words import plural
+from ....core.words import plural
 
 #: Constructor attributes worth showing for a torch.nn layer, in display order.
 LAYER_ATTRS = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from ..core.protocol import Job
+from ...core.protocol import Job
 
 
 def sweep_job_points(inputs: dict[str, Any], read_artifact: Any) -> list[dict[str, Any]] | None:

@@ -1,7 +1,7 @@
 """The worker: a fresh Python process that runs one directive's lesson code.
 
 Started by :mod:`.runner`, through the job guard (:mod:`.jobguard`), as ``python -m
-sphinx_tensorviz.execute.worker JOB RESULT``, or forked by a warm pool's parent
+sphinx_tensorviz.execute.worker.job JOB RESULT``, or forked by a warm pool's parent
 (:mod:`.zygote`), which has imported the framework but never started a device. Never forked
 from Sphinx (CUDA and JAX do not survive ``fork`` once started); it dies with its guard or
 parent. It reads the
@@ -25,13 +25,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core.limits import LimitExceeded, Limits, check_graph_nodes, check_result_size
-from ..core.protocol import Failure, FailureKind, Job, ProtocolError, Result, Success
-from ..store.artifacts import dump_json
-from .determinism import describe_environment, seed_everything
-from .lesson_traceback import lesson_error
+from ...core.limits import LimitExceeded, Limits, check_graph_nodes, check_result_size
+from ...core.protocol import Failure, FailureKind, Job, ProtocolError, Result, Success
+from ...store.artifacts import dump_json
+from ..determinism import describe_environment, seed_everything
+from ..lesson_traceback import lesson_error
+from ..processes import PR_SET_PDEATHSIG, prctl
 from .loader import BadResult, import_file, run_inline
-from .processes import PR_SET_PDEATHSIG, prctl
 from .tail_buffer import TailBuffer
 
 Runner = Callable[[types.ModuleType, Job], dict[str, Any]]

@@ -18,8 +18,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from .graph_layered import Local, layout_local
-from .graph_view import (
+from .layered import Local, layout_local
+from .view import (
     FONT_HEADER,
     FONT_LABEL,
     FONT_SUB,

@@ -17,10 +17,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
-from .ids import check_prefix, element_id
-from .shapes import Arrowhead, Drawing, Group, Paint, Path, Rect, Segment, Span, StyleSheet, Text
-from .svg import clean
-from .svg_writer import write
+from ...render.ids import check_prefix, element_id
+from ...render.shapes import Arrowhead, Drawing, Group, Paint, Path, Rect, Segment, Span, StyleSheet, Text
+from ...render.svg import clean
+from ...render.svg_writer import write
 
 __all__ = ["UNIT", "arc3_control", "diagram_drawing", "diagram_to_svg", "edge_geometry"]
 

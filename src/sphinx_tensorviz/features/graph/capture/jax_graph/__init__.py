@@ -16,7 +16,7 @@ from typing import Any
 
 import jax
 
-from ....core.closest import closest_names
+from .....core.closest import closest_names
 from .builder import Builder
 from .hook import ScopeHook
 from .jaxpr import describe

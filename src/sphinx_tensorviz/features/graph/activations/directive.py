@@ -12,9 +12,9 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ...read import options as opt
-from ...read.directives import new_figure_id, problem_box
-from ...warnings_ import Subtype
+from ....read import options as opt
+from ....read.directives import new_figure_id, problem_box
+from ....warnings_ import Subtype
 
 
 class tensorviz_activations(nodes.General, nodes.Element):  # noqa: N801

@@ -11,8 +11,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .graph_layout import GraphLayout, layout_graph
-from .graph_view import build_view, shape_text, short_label
+from .layout import GraphLayout, layout_graph
+from .view import build_view, shape_text, short_label
 
 __all__ = ["OutlineItem", "graph_outline", "outline_from_json", "outline_to_json"]
 

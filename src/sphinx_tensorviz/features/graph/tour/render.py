@@ -14,13 +14,13 @@ from typing import Any
 
 from docutils import nodes
 
-from ...render.bidi import isolated
-from ...render.figure_cache import drawn_from_graph
-from ...render.graph_page import GraphOnPage
-from ...render.html_nodes import tv_html_tag
-from ...render.ids import line_id
-from ...render.page import Page
-from ...warnings_ import Subtype, warn
+from ....render.bidi import isolated
+from ....render.figure_cache import drawn_from_graph
+from ....render.html_nodes import tv_html_tag
+from ....render.ids import line_id
+from ....render.page import Page
+from ....warnings_ import Subtype, warn
+from ..page import GraphOnPage, graph_for, named_graphs
 from .directive import tensorviz_step, tensorviz_steps
 
 __all__ = ["render_tours", "resolve_target", "steps_figure"]
@@ -36,7 +36,7 @@ def render_tours(page: Page) -> None:
             warn("tv-step only works inside a tv-steps block", Subtype.option, location=stray)
             stray.replace_self([])
     for tour in list(page.document.findall(tensorviz_steps)):
-        graph = page.graph_for(tour, "tv-steps")
+        graph = graph_for(page, tour, "tv-steps")
         if graph is None:
             tour.replace_self([])
             continue
@@ -51,7 +51,7 @@ def tour_markers(page: Page) -> dict[str, dict[str, list[list[Any]]]]:
     """graph name -> visible box id -> [[step number, title], ...] for every tour on the page."""
     found: dict[str, dict[str, list[list[Any]]]] = {}
     for tour in page.document.findall(tensorviz_steps):
-        graph = page.graphs.get(tour["graph"])
+        graph = named_graphs(page).get(tour["graph"])
         if graph is None:
             continue
         boxes = found.setdefault(tour["graph"], {})

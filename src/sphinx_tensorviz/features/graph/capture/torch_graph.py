@@ -34,7 +34,7 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode, resolve_name
 
-from ...core.ids import canonical, op_id
+from ....core.ids import canonical, op_id
 from . import compiled
 from .groups import FunctionGroups, display_name, forward_codes
 from .no_ops import changed_outputs, versions_of

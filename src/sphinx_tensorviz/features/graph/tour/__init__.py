@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from sphinx.application import Sphinx
 
-from ...core.nodes import add_placeholder_node
-from ...render.registry import add_page_pass, lazy
+from ....core.nodes import add_placeholder_node
+from ....render.registry import add_page_pass, lazy
 from .directive import StepDirective, StepsDirective, tensorviz_step, tensorviz_steps
 
 #: tours run first: they leave step numbers for the graph figures
