@@ -50,10 +50,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from sphinx_tensorviz.cli import main as tensorviz  # noqa: E402
+from sphinx_tensorviz.core.hashing import digest, sha256_text  # noqa: E402
 from sphinx_tensorviz.execute.dask_executor import run_on_dask  # noqa: E402
 from sphinx_tensorviz.execute.runner import RunSettings, run_jobs  # noqa: E402
 from sphinx_tensorviz.store.artifacts import dump_json  # noqa: E402
-from sphinx_tensorviz.core.hashing import digest, sha256_text  # noqa: E402
 from sphinx_tensorviz.store.remote import open_store  # noqa: E402
 
 WORKERS = 2

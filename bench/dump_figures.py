@@ -24,9 +24,9 @@ from sphinx_tensorviz.features.graph.activations.maps_svg import small_multiples
 from sphinx_tensorviz.features.graph.frames import frame_files
 from sphinx_tensorviz.features.graph.layout import layout_graph
 from sphinx_tensorviz.features.graph.svg import graph_to_svg
+from sphinx_tensorviz.features.heatmap.describe import heatmap_alt
 from sphinx_tensorviz.render.cell_grid import heatmap_svg
 from sphinx_tensorviz.render.colors import Scale
-from sphinx_tensorviz.render.describe import heatmap_alt
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCES = [ROOT / "lessons" / "tensorviz_artifacts", ROOT / "lessons" / "diagrams",

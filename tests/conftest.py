@@ -29,6 +29,10 @@ import pytest
 from sphinx.testing.util import SphinxTestApp
 from sphinx.util.console import strip_escape_sequences
 
+from sphinx_tensorviz.features import declare_builtin_kinds
+
+declare_builtin_kinds()  # tests that read artifacts without a Sphinx application know the package's kinds
+
 #: ``tiers_util`` fails a test that builds Sphinx without the ``sphinx`` mark (see its docstring)
 pytest_plugins = ("sphinx.testing.fixtures", "tiers_util")
 

@@ -166,13 +166,17 @@ def test_a_warm_pool_parent_has_every_worker_entry_and_no_sphinx() -> None:
     import subprocess
     import sys
 
-    from sphinx_tensorviz.core.protocol import RUNNERS
+    import sphinx_tensorviz.features.graph
+    import sphinx_tensorviz.features.heatmap  # noqa: F401 - each declares its kind
+    from sphinx_tensorviz.core.kinds import declared
 
-    code = ("import json, sys\nfrom sphinx_tensorviz.execute.worker.zygote import preload\npreload('numpy', [])\n"
-            "print(json.dumps(sorted(sys.modules)))")
+    runners = [kind.run for kind in declared()]
+    assert len(runners) >= 3
+    code = ("import json, sys\nfrom sphinx_tensorviz.execute.worker.zygote import preload\n"
+            f"preload('numpy', [], {runners!r})\nprint(json.dumps(sorted(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(done.stdout))
-    assert {runner.partition(":")[0] for runner in RUNNERS.values()} <= loaded
+    assert {runner.partition(":")[0] for runner in runners} <= loaded
     assert not {m for m in loaded if m.split(".")[0] in ("sphinx", "docutils", "jinja2", "myst_parser")}
 
 

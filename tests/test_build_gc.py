@@ -9,8 +9,8 @@ import gc
 from pathlib import Path
 
 import pytest
-from conftest import copy_root, run_sphinx
 
+from conftest import copy_root, run_sphinx
 from sphinx_tensorviz import extension
 
 pytestmark = pytest.mark.sphinx

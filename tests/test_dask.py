@@ -26,7 +26,6 @@ from pathlib import Path
 import pytest
 
 from conftest import Build, artifact_files, copy_root, run_sphinx, store_dir, without_generated_at
-
 from sphinx_tensorviz.execute import task_folders
 
 distributed = pytest.importorskip("distributed", reason="the [dask] extra is not installed")

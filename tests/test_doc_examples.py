@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

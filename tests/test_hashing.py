@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Build, copy_root, edit, run_sphinx
+from sphinx_tensorviz.core.hashing import canonical_json, digest, sha256_text
 from sphinx_tensorviz.core.request import INLINE, ExecutionRequest
 from sphinx_tensorviz.core.state import requests_of
 from sphinx_tensorviz.read import sources
 from sphinx_tensorviz.read.sources import local_imports
-from sphinx_tensorviz.core.hashing import canonical_json, digest, sha256_text
-
-from conftest import Build, copy_root, edit, run_sphinx
 
 CODE = "import numpy as np\nresult = np.ones((2, 2))\n"
 

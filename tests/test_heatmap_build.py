@@ -22,9 +22,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sphinx_tensorviz.execute.tolerance import default_tolerance
-from sphinx_tensorviz.store.artifacts import schema_errors
-
 from conftest import (
     HASH_NAME,
     Build,
@@ -40,6 +37,8 @@ from conftest import (
     without_run_facts,
     write,
 )
+from sphinx_tensorviz.execute.tolerance import default_tolerance
+from sphinx_tensorviz.store.artifacts import schema_errors
 
 pytestmark = pytest.mark.sphinx
 

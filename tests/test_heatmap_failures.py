@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from sphinx_tensorviz.store.artifacts import schema_errors
-
 from conftest import (
     Build,
     artifact_files,
@@ -27,6 +25,7 @@ from conftest import (
     warning_records,
     write,
 )
+from sphinx_tensorviz.store.artifacts import schema_errors
 
 pytestmark = pytest.mark.sphinx
 

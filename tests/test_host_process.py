@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 import pytest
+
 from conftest import copy_root, run_sphinx
 
 pytestmark = pytest.mark.sphinx

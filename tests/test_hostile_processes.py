@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from conftest import Build, run_sphinx
-from sphinx_tensorviz.execute.sandbox import sandbox_problem
 from hostile_util import (
     assert_store_valid,
     heatmap_page,
@@ -34,6 +33,7 @@ from hostile_util import (
     processes_matching,
     wait_until_gone,
 )
+from sphinx_tensorviz.execute.sandbox import sandbox_problem
 
 pytestmark = [pytest.mark.sphinx,
               pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")]

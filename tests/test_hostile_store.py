@@ -352,7 +352,7 @@ def test_a_recorded_truncation_warns_again_on_a_cached_rebuild(tmp_path: Path) -
 #: JSON nested deeper than Python's parser recurses: valid UTF-8, but json.loads raises RecursionError
 NESTED = "[" * 100_000 + "]" * 100_000
 
-FORGED_RESULT = heatmap_page(f'''\
+FORGED_RESULT = heatmap_page('''\
 import os, pathlib
 
 # the worker's result file, written by the lesson itself, which then leaves before the worker writes one

@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import copy_root, run_sphinx
 
+from conftest import copy_root, run_sphinx
 from sphinx_tensorviz.render.outputs import write_if_changed
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from sphinx_tensorviz.core.words import plural
 from sphinx_tensorviz.features.graph.activations.render import _maps, _strip, _summary
 from sphinx_tensorviz.features.graph.capture.torch_params import gqa_note
+from sphinx_tensorviz.features.heatmap.describe import heatmap_alt
 from sphinx_tensorviz.features.heatmap.sweep_describe import sweep_alt
-from sphinx_tensorviz.render.describe import heatmap_alt
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "sphinx_tensorviz"
 #: " heads", " values", ...: a word that reads as a plural noun after a number
@@ -26,16 +26,16 @@ VERBS = {"is", "has", "was", "does", "differs", "stays", "needs", "lacks", "matc
          "joins", "holds"}
 #: (module, expression) -> why it needs no plural()
 NOT_COUNTS = {
-    ("core/limits.py", "cells:,"): "over a limit of at least one cell: never one",
-    ("core/limits.py", "count:,"): "over a limit of at least one node: never one",
+    ("features/heatmap/checks.py", "cells:,"): "over a limit of at least one cell: never one",
+    ("features/graph/checks.py", "count:,"): "over a limit of at least one node: never one",
     ("features/graph/activation_records.py", "minimum"): "a layout's axes: two or three",
     ("execute/worker/tail_buffer.py", "self.dropped + self._size:,"): "over the printed-output limit: never one",
     ("features/graph/tour/render.py", "len(same)"): "nodes that share a label: at least two",
     ("read/sweep.py", "MAX_PARAMETERS"): "a constant, two",
     ("read/sweep.py", "total"): "over the most points a sweep may have: never one",
-    ("render/describe.py", "len(rows)"): "'All N rows are identical': only said of two or more",
-    ("render/describe.py", "len(cols)"): "'All N columns are identical': only said of two or more",
-    ("store/schema.py", "width"): "'2 x 3 values': the grid's shape, not a count of values",
+    ("features/heatmap/describe.py", "len(rows)"): "'All N rows are identical': only said of two or more",
+    ("features/heatmap/describe.py", "len(cols)"): "'All N columns are identical': only said of two or more",
+    ("features/heatmap/checks.py", "width"): "'2 x 3 values': the grid's shape, not a count of values",
     ("store/artifacts.py", "stat.st_size:,"): "over the size limit: never one byte",
     ("store/remote.py", "len(data):,"): "over the size limit: never one byte",
     ("store/files.py", "found.st_size:,"): "over the size limit: never one byte",

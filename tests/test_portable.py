@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from sphinx_tensorviz.core.hashing import sha256_text
-from sphinx_tensorviz.core.protocol import RUNNERS, Job
+from sphinx_tensorviz.core.protocol import Job
 from sphinx_tensorviz.execute.portable import PortableJobError, materialise, portable_job
+from sphinx_tensorviz.features.heatmap import KIND as HEATMAP
 
 
 def course(root: Path) -> Job:
@@ -19,7 +20,7 @@ def course(root: Path) -> Job:
              "helpers/__init__.py": ""}
     for relative, text in files.items():
         (root / relative).write_text(text, "utf-8")
-    return Job("tv-heatmap", RUNNERS["tv-heatmap"], "numpy", 0, None, {}, {}, "cpu", "models/grid.py", str(root),
+    return Job("tv-heatmap", HEATMAP.run, "numpy", 0, None, {}, {}, "cpu", "models/grid.py", str(root),
                {k: sha256_text(v) for k, v in files.items()}, search_path=(str(root / "models"), str(root)),
                entry_path=str(root / "models/grid.py"))
 
@@ -45,7 +46,7 @@ def test_a_file_changed_since_the_build_read_it_is_not_sent(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("relative", ["../escape.py", "/etc/cron.d/job", "a/../../escape.py"])
 def test_a_job_cannot_write_outside_its_folder(tmp_path: Path, relative: str) -> None:
-    carried = Job("tv-heatmap", RUNNERS["tv-heatmap"], "numpy", 0, None, {}, {}, "cpu", relative, "", {},
+    carried = Job("tv-heatmap", HEATMAP.run, "numpy", 0, None, {}, {}, "cpu", relative, "", {},
                   search_path=(".",), entry_path=relative, sources={relative: "print('hi')\n"})
     with pytest.raises(PortableJobError, match="leaves the job's folder"):
         materialise(carried, tmp_path / "job")

@@ -9,7 +9,6 @@ import json
 import pytest
 
 from sphinx_tensorviz.core.protocol import (
-    RUNNERS,
     WORKER_KINDS,
     Failure,
     FailureKind,
@@ -24,7 +23,7 @@ ENVIRONMENT = {"backend": "cpu", "python": "3.11.7", "framework": "numpy", "nump
 
 
 def a_job(**changes: object) -> Job:
-    base = Job("tv-heatmap", RUNNERS["tv-heatmap"], "numpy", 3, "scores", {"n": 2}, {"unit": ""}, "cpu",
+    base = Job("tv-heatmap", "sphinx_tensorviz.features.heatmap.run:run_heatmap", "numpy", 3, "scores", {"n": 2}, {"unit": ""}, "cpu",
                "models/m.py", "/course", {"models/m.py": "0" * 64}, search_path=("/course/models", "/course"),
                entry_path="/course/models/m.py")
     return Job(**{**base.__dict__, **changes})
@@ -38,7 +37,7 @@ def test_a_job_survives_its_json_file() -> None:
 
 
 @pytest.mark.parametrize("damage", [
-    {"runner": "os:system"},  # only the table's runners are ever imported
+    {"runner": "os.system"}, {"runner": "a b:c"},  # a runner is module:function
     {"seed": "3"}, {"seed": True}, {"options": []}, {"searchPath": "/tmp"}, {"unexpected": 1},
 ])
 def test_a_damaged_job_is_refused(damage: dict) -> None:
@@ -90,7 +89,35 @@ def test_every_failure_kind_is_a_warning_subtype() -> None:
     assert WORKER_KINDS == {FailureKind.execution, FailureKind.bad_result, FailureKind.limit}
 
 
-@pytest.mark.parametrize("directive", sorted(RUNNERS))
-def test_every_runner_in_the_table_exists(directive: str) -> None:
-    module, _, name = RUNNERS[directive].partition(":")
+@pytest.mark.parametrize("kind", ["heatmap", "graph", "sweep-check"])
+def test_every_declared_worker_entry_exists(kind: str) -> None:
+    import sphinx_tensorviz.features.graph
+    import sphinx_tensorviz.features.heatmap  # noqa: F401 - declares its kind
+    from sphinx_tensorviz.core import sweep  # noqa: F401 - declares the cross-sweep check's kind
+    from sphinx_tensorviz.core.kinds import kind_named
+
+    declared = kind_named(kind)
+    assert declared is not None and callable(declared.entry("run"))
+    module, _, name = declared.run.partition(":")
     assert callable(getattr(importlib.import_module(module), name))
+
+
+def test_a_job_names_its_runner_as_module_and_function() -> None:
+    document = a_job().to_json()
+    for bad in ("", "os.system", "a b:c", "sphinx_tensorviz.features.heatmap.run:run_heatmap; x"):
+        with pytest.raises(ProtocolError, match="runner"):
+            Job.from_json({**document, "runner": bad})
+
+
+def test_the_worker_calls_only_a_kind_s_marked_entry(tmp_path) -> None:  # noqa: ANN001
+    """A job naming any other function (``os:system``) gets a failure, and nothing is called."""
+    from sphinx_tensorviz.execute.worker.job import run_job
+
+    marker = tmp_path / "ran"
+    lesson = tmp_path / "lesson.py"
+    lesson.write_text("result = [[1.0]]\n")
+    job = a_job(runner="os:system", entry_path=str(lesson), srcdir=str(tmp_path), function=None,
+                inputs={"command": f"touch {marker}"})
+    result = run_job(job)
+    assert not result.ok and "worker entry" in result.message
+    assert not marker.exists()

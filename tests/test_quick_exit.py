@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import copy_root, run_sphinx
 
+from conftest import copy_root, run_sphinx
 from sphinx_tensorviz import quick_exit
 
 #: appended to the test project's conf.py: registered before the extension's handler, so it runs after it

@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from remote_util import S3, http_server, s3  # noqa: F401 - s3 is a fixture
 
 from conftest import Build, artifact_files, copy_root, run_sphinx, without_generated_at, without_run_facts
+from remote_util import S3, http_server, s3  # noqa: F401 - s3 is a fixture
 from sphinx_tensorviz.cli import main
 from sphinx_tensorviz.store.artifacts import ArtifactStore, StoreProblem, dump_json
 from sphinx_tensorviz.store.remote import RemoteStore

@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 
-from sphinx_tensorviz.store.artifacts import ArtifactStore, StoreProblem, dump_json, schema_errors
-
 from conftest import ROOTS, copy_root, load_artifacts, run_sphinx, store_dir
+from sphinx_tensorviz.store.artifacts import ArtifactStore, StoreProblem, dump_json, schema_errors
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import Build, copy_root, directive_lines, edit, load_artifacts, run_sphinx, store_dir, write
-from sphinx_tensorviz.render.describe import fmt
+from sphinx_tensorviz.render.numbers import fmt
 
 pytestmark = pytest.mark.sphinx
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
+from .core.kinds import declared
 from .core.locations import default_cache_dir, is_url
 from .warnings_ import Subtype, warn
 
@@ -101,8 +102,8 @@ class Settings:
     python: str
     max_result_mb: float = 8
     max_stdout_kb: int = 64
-    max_heatmap_cells: int = 16_384
-    max_graph_nodes: int = 20_000
+    #: the figure kinds' size limits (:class:`~.core.kinds.SizeLimit`): field -> value
+    figure_limits: dict[str, float] = field(default_factory=dict)
     sandbox: str = ""
     store_url: str = ""  #: a remote store's URL ("" for a local folder, then ``store_dir``; else its cache)
     executor: str = "local"
@@ -135,8 +136,8 @@ def settings(app: Sphinx) -> Settings:
         python=cfg.tensorviz_python or sys.executable,
         max_result_mb=cfg.tensorviz_max_result_mb,
         max_stdout_kb=cfg.tensorviz_max_stdout_kb,
-        max_heatmap_cells=cfg.tensorviz_max_heatmap_cells,
-        max_graph_nodes=cfg.tensorviz_max_graph_nodes,
+        figure_limits={limit.field: cfg[limit.config] for kind in declared() for limit in kind.limits
+                       if limit.config in cfg},
         sandbox=cfg.tensorviz_sandbox,
         store_url=store_url(cfg),
         executor=cfg.tensorviz_executor,

@@ -31,7 +31,7 @@ from .render.latex import setup_latex_nodes
 from .render.post_transform import RenderFigures
 
 #: bump when the shape of what is kept in the environment changes
-ENV_VERSION = 3
+ENV_VERSION = 4
 
 
 def setup_extension(app: Sphinx) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
 
 def setup_features(app: Sphinx) -> None:
     """Call ``setup_<kind>`` of every package in ``features/``, in name order: a new figure kind is a
-    new package there (and its runner's line in :data:`~.core.protocol.RUNNERS`), nothing else."""
+    new package there, nothing else."""
     for found in sorted(pkgutil.iter_modules(features.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{features.__name__}.{found.name}")
         getattr(module, f"setup_{found.name}")(app)

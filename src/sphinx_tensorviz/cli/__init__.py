@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from .. import __version__
+from ..features import declare_builtin_kinds
 from . import execute, gc, pull, push, show, status, verify
 from .project import CliError
 
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version (0) or a usage error (2)
         return int(exc.code or 0)
+    declare_builtin_kinds()  # commands that open no project (push, pull) still read artifacts of every kind
     try:
         return int(args.run(args))
     except CliError as exc:

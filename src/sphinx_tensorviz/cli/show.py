@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..core.words import plural
+from ..core.kinds import kind_named
 from ..store.artifacts import ArtifactStore, StoreProblem
 from .project import CliError, add_project_arguments, open_project
 from .table import printable, table
@@ -63,19 +63,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def data_summary(data: dict[str, Any]) -> str:
-    if data.get("kind") == "heatmap":
-        rows, cols = len(data["values"]), len(data["values"][0])
-        unit = f" of {data['unit']}" if data.get("unit") else ""
-        flat = [v for row in data["values"] for v in row]
-        return (f"heatmap{unit}, {rows} x {cols} ({'diverging' if data.get('diverging') else 'sequential'}), "
-                f"values from {min(flat):.4g} to {max(flat):.4g}")
-    if data.get("kind") == "graph":
-        shape = data.get("output", {}).get("shape")
-        acts = data.get("activations") or {}
-        return (f"graph of {data.get('modelFile', '?')}: {plural(len(data.get('layers', [])), 'node')}, "
-                f"{plural(len(data.get('connections', [])), 'connection')}, output shape {shape}, "
-                f"{plural(len(acts), 'recorded checkpoint')}" + (f" ({', '.join(acts)})" if acts else ""))
-    return str(data.get("kind", "?"))
+    """What the data holds, as its kind summarises it (its kind's name when the kind says nothing)."""
+    kind = kind_named(data.get("kind"))
+    return kind.entry("summary")(data) if kind is not None and kind.summary else str(data.get("kind", "?"))
 
 
 def describe(artifact: dict[str, Any], path: Path) -> str:

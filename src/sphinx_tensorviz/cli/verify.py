@@ -1,8 +1,8 @@
 """``tensorviz verify``: execute cached artifacts again and compare, without touching the store.
 
-A determinism check: the same code, inputs and seed must give the same numbers. Heatmap
-values, graph outputs and activations are compared within a tolerance derived from the dtype
-they were computed in (``|new - old| <= atol + rtol * |old|``, see
+A determinism check: the same code, inputs and seed must give the same numbers. Each kind says
+what it compares (heatmap values; graph outputs and activations), within a tolerance derived from
+the dtype they were computed in (``|new - old| <= atol + rtol * |old|``, see
 :mod:`..execute.tolerance`: float32 results differ in the last bits between CPUs, so a
 bit-exact check would fail on every machine but the recording one); ``--rtol``/``--atol``
 override it. Graph structure (layer ids and connections), labels, shapes and check outcomes
@@ -12,19 +12,18 @@ must be equal.
 from __future__ import annotations
 
 import argparse
-import math
-from dataclasses import dataclass, field
 from typing import Any
 
 from sphinx.util.display import status_iterator
 
+from ..core.kinds import kind_named
 from ..core.state import all_requests
 from ..core.words import plural
+from ..execute.compare import Comparison
 from ..execute.dask_executor import executor_for
 from ..execute.phase import job_for
 from ..execute.runner import run_settings
 from ..execute.safeguards import check_store_untouched, sandbox_refused
-from ..execute.tolerance import ASSUMED_DTYPE, default_tolerance, within
 from ..store.guard import list_store
 from .project import CliError, add_project_arguments, open_project, print_read_warnings
 
@@ -48,120 +47,16 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-@dataclass(frozen=True)
-class Group:
-    """One array compared: where it lives, its dtype, and the tolerance used for it."""
-
-    where: str
-    dtype: str
-    count: int
-    rtol: float
-    atol: float
-    assumed: bool  #: the artifact did not record the dtype
-
-    def describe(self) -> str:
-        note = " (dtype not recorded: compared as float32)" if self.assumed else ""
-        return f"{plural(self.count, f'{self.dtype} value')} in {self.where} within rtol={self.rtol:.2g}, atol={self.atol:.2g}{note}"
-
-
-@dataclass
-class Comparison:
-    """Differences found between a stored and a recomputed ``data`` (and checks).
-
-    ``rtol``/``atol`` override the tolerances that are otherwise derived per array from the
-    dtype it was computed in and its largest magnitude (:mod:`..execute.tolerance`).
-    """
-
-    rtol: float | None = None
-    atol: float | None = None
-    problems: list[str] = field(default_factory=list)
-    groups: list[Group] = field(default_factory=list)
-    largest: float = 0.0
-    where: str = ""
-
-    @property
-    def compared(self) -> int:
-        return sum(g.count for g in self.groups)
-
-    def array(self, old: Any, new: Any, where: str, dtype: str | None) -> None:
-        """Compare one recorded array (nested lists of numbers) with its re-run."""
-        if _shape(old) != _shape(new):
-            self.problems.append(f"{where}: shape differs ({_shape(old)} stored, {_shape(new)} now)")
-            return
-        pairs = [(index, a, b) for (index, a), (_, b) in zip(_flat(old), _flat(new))]
-        largest = max((abs(float(a)) for _, a, _ in pairs), default=0.0)
-        rtol, atol = default_tolerance(dtype or ASSUMED_DTYPE, largest)
-        rtol = rtol if self.rtol is None else self.rtol
-        atol = atol if self.atol is None else self.atol
-        self.groups.append(Group(where, dtype or ASSUMED_DTYPE, len(pairs), rtol, atol, dtype is None))
-        for index, a, b in pairs:
-            diff = abs(float(b) - float(a))
-            if not math.isfinite(diff):
-                diff = math.inf
-            if diff > self.largest or (diff == self.largest and not self.where):
-                self.largest, self.where = diff, f"{where}{index}: stored {a!r}, now {b!r}"
-            if not within(float(a), float(b), rtol, atol):
-                self.problems.append(f"{where}{index}: stored {a!r}, now {b!r} (difference {diff:.3g}, "
-                                     f"allowed {atol + rtol * abs(float(a)):.3g} for {dtype or ASSUMED_DTYPE})")
-
-    def equal(self, old: Any, new: Any, what: str) -> None:
-        if old != new:
-            self.problems.append(f"{what} differs: stored {_brief(old)}, now {_brief(new)}")
-
-
-def _flat(value: Any, index: str = "") -> list[tuple[str, Any]]:
-    """``(index, number)`` pairs of nested lists, indexed like ``[1][2]``."""
-    if isinstance(value, list):
-        return [pair for n, item in enumerate(value) for pair in _flat(item, f"{index}[{n}]")]
-    return [(index, value)]
-
-
-def _shape(value: Any) -> str:
-    dims = []
-    while isinstance(value, list):
-        dims.append(len(value))
-        value = value[0] if value else None
-    return "x".join(map(str, dims)) or "scalar"
-
-
-def _brief(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def compare(stored: dict[str, Any], result: dict[str, Any], rtol: float | None = None,
             atol: float | None = None) -> Comparison:
-    """Compare a stored artifact with a worker's result document."""
+    """Compare a stored artifact with a worker's result document: the data as its kind compares it
+    (:attr:`~..core.kinds.FigureKind.compare`), then every check's outcome."""
     cmp = Comparison(rtol, atol)
     old, new = stored["data"], result.get("data", {})
     cmp.equal(old.get("kind"), new.get("kind"), "data.kind")
-    if old.get("kind") == "heatmap" and new.get("kind") == "heatmap":
-        for key in ("rows", "columns", "unit", "diverging"):
-            cmp.equal(old.get(key), new.get(key), f"data.{key}")
-        cmp.array(old["values"], new.get("values"), "data.values", old.get("dtype"))
-    elif old.get("kind") == "graph" and new.get("kind") == "graph":
-        cmp.equal([layer["id"] for layer in old.get("layers", [])],
-                  [layer["id"] for layer in new.get("layers", [])], "graph structure (layer ids)")
-        cmp.equal([(c.get("source"), c.get("target")) for c in old.get("connections", [])],
-                  [(c.get("source"), c.get("target")) for c in new.get("connections", [])],
-                  "graph structure (connections)")
-        old_out, new_out = old.get("output") or {}, new.get("output") or {}
-        cmp.equal(old_out.get("shape"), new_out.get("shape"), "data.output.shape")
-        if "values" in old_out:
-            cmp.array(old_out["values"], new_out.get("values"), "data.output.values", old_out.get("dtype"))
-        old_act, new_act = old.get("activations") or {}, new.get("activations") or {}
-        cmp.equal(sorted(old_act), sorted(new_act), "activation checkpoints")
-        for name in sorted(set(old_act) & set(new_act)):
-            cmp.array(old_act[name].get("values"), new_act[name].get("values"),
-                      f"data.activations[{name}].values", old_act[name].get("dtype"))
-    elif old.get("kind") == "sweep-check" and new.get("kind") == "sweep-check":
-        # re-run over the same stored points, so the check values are computed from the same numbers
-        cmp.equal(old.get("points"), new.get("points"), "data.points")
-        new_values = {c["name"]: c.get("value") for c in result.get("checks", [])}
-        for check in stored.get("checks", []):
-            if check.get("value") is not None:
-                cmp.array([check["value"]], [new_values.get(check["name"])], f"checks[{check['name']}].value",
-                          "float64")
+    kind = kind_named(old.get("kind"))
+    if kind is not None and kind.compare and old.get("kind") == new.get("kind"):
+        kind.entry("compare")(cmp, old, new, stored, result)
     old_checks = {c["name"]: c["passed"] for c in stored.get("checks", [])}
     new_checks = {c["name"]: c["passed"] for c in result.get("checks", [])}
     for name in sorted(set(old_checks) | set(new_checks)):

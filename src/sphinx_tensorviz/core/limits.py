@@ -9,8 +9,11 @@ worker ran untrusted code and a stored artifact may come from anywhere.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from .kinds import kind_named, resolve
 
 
 class LimitExceeded(ValueError):
@@ -28,12 +31,16 @@ class LimitExceeded(ValueError):
 
 @dataclass(frozen=True)
 class Limits:
-    """The ``tensorviz_max_*`` values, as passed to the worker in its job document."""
+    """The ``tensorviz_max_*`` values, as passed to the worker in its job document.
+
+    ``figures`` holds the figure kinds' own limits (:class:`~.kinds.SizeLimit`), by field name: a
+    heatmap's cells, a graph's nodes. They travel in the job and in failure records beside the two
+    every execution has, under the same flat names as always (``heatmap_cells``).
+    """
 
     result_mb: float = 8
     stdout_kb: int = 64
-    heatmap_cells: int = 16_384
-    graph_nodes: int = 20_000
+    figures: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def result_bytes(self) -> int:
@@ -44,44 +51,26 @@ class Limits:
         return int(self.stdout_kb * 1024)
 
     def to_job(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"result_mb": self.result_mb, "stdout_kb": self.stdout_kb, **self.figures}
 
     def raised_since(self, recorded: Any) -> bool:
         """Whether any limit in ``recorded`` ({field: value}, from a failure record) is higher now."""
         if not isinstance(recorded, dict):
             return False
-        now = asdict(self)
+        now = self.to_job()
         return any(isinstance(v, (int, float)) and isinstance(now.get(k), (int, float)) and now[k] > v
                    for k, v in recorded.items())
 
     @classmethod
     def from_settings(cls, conf: Any) -> Limits:
         """The limits of a :class:`~sphinx_tensorviz.config.Settings`."""
-        return cls(conf.max_result_mb, conf.max_stdout_kb, conf.max_heatmap_cells, conf.max_graph_nodes)
+        return cls(conf.max_result_mb, conf.max_stdout_kb, dict(conf.figure_limits))
 
     @classmethod
     def from_job(cls, given: dict[str, Any]) -> Limits:
         """The limits a job carries (:meth:`to_job`); a missing or malformed value keeps its default."""
-        return cls(**{k: given[k] for k in asdict(cls()) if isinstance(given.get(k), (int, float))})
-
-
-def check_heatmap_cells(rows: int, columns: int, limits: Limits) -> None:
-    cells = rows * columns
-    if cells > limits.heatmap_cells:
-        raise LimitExceeded(
-            f"a {rows} x {columns} heatmap has {cells:,} cells, over tensorviz_max_heatmap_cells = "
-            f"{limits.heatmap_cells:,}; downsample or slice the array in the lesson code (e.g. "
-            "`values[::4, ::4]` or a block mean), or raise the limit in conf.py", "heatmap_cells"
-        )
-
-
-def check_graph_nodes(count: int, limits: Limits) -> None:
-    if count > limits.graph_nodes:
-        raise LimitExceeded(
-            f"the traced graph has {count:,} nodes, over tensorviz_max_graph_nodes = {limits.graph_nodes:,}; "
-            "trace a smaller configuration of the model (fewer layers) or one block of it, or raise the limit",
-            "graph_nodes",
-        )
+        numbers = {k: v for k, v in given.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        return cls(numbers.pop("result_mb", cls.result_mb), int(numbers.pop("stdout_kb", cls.stdout_kb)), numbers)
 
 
 def check_result_size(size: int, limits: Limits) -> None:
@@ -93,22 +82,28 @@ def check_result_size(size: int, limits: Limits) -> None:
         )
 
 
-def check_data_size(data: dict[str, Any], limits: Limits) -> None:
-    """Raise :class:`LimitExceeded` when artifact ``data`` is over the figure limits."""
-    try:
-        if data.get("kind") == "heatmap":
-            values = data["values"]
-            check_heatmap_cells(len(values), len(values[0]) if values else 0, limits)
-        elif data.get("kind") == "graph":
-            check_graph_nodes(len(data["layers"]), limits)
-    except (KeyError, TypeError, IndexError):
-        pass  # the schema check reports malformed data
-
-
 def data_size_problem(data: dict[str, Any], limits: Limits) -> str | None:
-    """Why a stored artifact's ``data`` is over the figure limits (``None`` when it is not)."""
-    try:
-        check_data_size(data, limits)
-    except LimitExceeded as exc:
-        return str(exc)
+    """Why a stored artifact's ``data`` is over a limit of its kind (``None`` when it is not)."""
+    found = _over_limit(data, limits)
+    return found[0] if found else None
+
+
+def _over_limit(data: dict[str, Any], limits: Limits) -> tuple[str, str] | None:
+    """(message, limit field) when ``data`` is over a limit of its kind (``None`` when it is not, or when
+    no kind of its name is declared: the schema check reports that)."""
+    kind = kind_named(data.get("kind"))
+    for limit in kind.limits if kind is not None else ():
+        try:
+            problem = resolve(limit.check)(data, limits.figures.get(limit.field, limit.default))
+        except (KeyError, TypeError, IndexError):
+            continue  # the schema check reports malformed data
+        if problem:
+            return problem, limit.field
     return None
+
+
+def check_data_size(data: dict[str, Any], limits: Limits) -> None:
+    """Raise :class:`LimitExceeded` when artifact ``data`` is over its kind's limits."""
+    found = _over_limit(data, limits)
+    if found:
+        raise LimitExceeded(*found)

@@ -6,25 +6,21 @@ refused when it has any other shape (:func:`parse_result`). A result is either a
 :class:`Success` (artifact ``data`` and what came with it) or a :class:`Failure` of one
 :class:`~.failures.FailureKind` (listed once, in :mod:`.failures`; the warning subtypes reuse them).
 
-Which code a worker runs for a job is named by dotted path in :data:`RUNNERS`, so the
-execution machinery never imports a figure kind: adding one means a feature module and a
-line in this table.
+Which code a worker runs for a job is the job's ``runner`` (``module:function``), copied from the
+figure kind's declaration (:class:`~.kinds.FigureKind`) into the request when the directive was read:
+the execution machinery never imports a figure kind, and no table here names one.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar
 
 from .failures import FailureKind
-from .sweep import SWEEP_CHECK
 
-#: directive -> ``module:function`` that turns the loaded lesson module into a result
-RUNNERS: dict[str, str] = {
-    "tv-heatmap": "sphinx_tensorviz.features.heatmap.run:run_heatmap",
-    "tv-graph": "sphinx_tensorviz.features.graph.run:run_graph",
-    SWEEP_CHECK: "sphinx_tensorviz.execute.worker.sweep_check:run_sweep_check",
-}
+#: a worker entry as a kind declares it: ``package.module:function``
+RUNNER = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 
 
 class ProtocolError(ValueError):
@@ -44,7 +40,7 @@ class Job:
     """
 
     directive: str
-    runner: str  #: ``module:function`` from :data:`RUNNERS`
+    runner: str  #: ``module:function``: the worker entry of the job's figure kind
     backend: str
     seed: int
     function: str | None
@@ -119,8 +115,8 @@ def _check_types(job: Job) -> None:
     text = ("directive", "runner", "backend", "device", "entry", "srcdir")
     if not all(isinstance(getattr(job, name), str) for name in text):
         raise ProtocolError(f"job fields {', '.join(text)} must be text")
-    if job.runner not in RUNNERS.values():
-        raise ProtocolError(f"the job names an unknown runner {job.runner!r}")
+    if not RUNNER.fullmatch(job.runner):
+        raise ProtocolError(f"the job's runner {job.runner!r} is not module:function")
     if not isinstance(job.seed, int) or isinstance(job.seed, bool):
         raise ProtocolError("the job's seed must be an integer")
     if not isinstance(job.options, dict) or not isinstance(job.files, dict) or not isinstance(job.limits, dict):

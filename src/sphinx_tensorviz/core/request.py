@@ -18,14 +18,6 @@ from .hashing import SCHEMA_VERSION, digest
 
 INLINE = "<inline>"
 
-#: Bumped whenever a backend's graph capture changes what a ``tv-graph`` artifact holds, so
-#: stale graphs are re-recorded. Hashed only from version 2 on, which leaves artifacts of an
-#: unchanged capture (version 1) valid. JAX 2: library module paths, named weights,
-#: function groups, checkpoints; JAX 3: op ids spelled as PyTorch's (``block.ffn.dot_general_0``).
-#: PyTorch 2: named outputs, function groups, library sources, attention params, activation layouts;
-#: PyTorch 3: no-ops (``.to()`` to the same dtype) are not recorded, method groups are ``Class.method()``.
-CAPTURE_VERSIONS = {"torch": 3, "jax": 3}
-
 #: a lesson id: a document name or a ``:lesson:`` name (letters, digits, spaces and ``_.,+:()-``). Not
 #: hashed, it reaches the downloads (``run.py``), which refuse an artifact whose id has another form.
 LESSON_ID = re.compile(r"\w[\w .,+:()-]{0,199}")
@@ -56,6 +48,11 @@ class ExecutionRequest:
     options: dict[str, Any] = field(default_factory=dict)  #: result-affecting, directive-specific
     render: dict[str, Any] = field(default_factory=dict)  #: render-only options
     versions: dict[str, str] | None = None  #: library versions, only when configured to hash them
+    #: the worker's entry, ``module:function``, from the figure kind's declaration (not hashed: where
+    #: the code lives is not what it computes)
+    runner: str = field(default="", repr=False)
+    #: what else the kind hashes, at the top level (a graph: the version of its capture)
+    hashed_extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def hashed_inputs(self) -> dict[str, Any]:
         """The canonical description of the computation; its digest names the artifact."""
@@ -71,9 +68,7 @@ class ExecutionRequest:
             "seed": self.seed,
             "options": self.options,
         }
-        capture = CAPTURE_VERSIONS.get(self.backend, 1)
-        if self.directive == "tv-graph" and capture > 1:
-            inputs["captureVersion"] = capture
+        inputs.update(self.hashed_extra)
         if self.versions is not None:
             inputs["versions"] = self.versions
         return inputs

@@ -10,10 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .kinds import FigureKind, declare
 from .request import ExecutionRequest
 
 #: The directive name of a cross-sweep check job.
 SWEEP_CHECK = "tv-sweep-check"
+
+#: A cross-sweep check records checks over a sweep's stored points: an artifact kind that is no
+#: figure of its own (the swept kind draws it with its points), run by the execution stage's worker.
+SWEEP_CHECK_KIND = declare(FigureKind(
+    name="sweep-check",
+    directive=SWEEP_CHECK,
+    run="sphinx_tensorviz.execute.worker.sweep_check:run_sweep_check",
+    schema="sphinx_tensorviz.store:schemas/sweep-check.schema.json",
+    compare="sphinx_tensorviz.execute.sweep_check_compare:compare",
+))
 
 
 @dataclass(frozen=True)

@@ -153,7 +153,7 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
 def job_for(request: ExecutionRequest, env: BuildEnvironment, store: ArtifactStore | None = None) -> Job | None:
     """The worker's job for ``request``; ``None`` for a cross-sweep check while a point of its sweep
     has no stored artifact (nothing to check yet), or when no ``store`` is given to read them from."""
-    from ..core.protocol import RUNNERS, Job  # only a build that runs something needs the protocol
+    from ..core.protocol import Job  # only a build that runs something needs the protocol
 
     srcdir = Path(env.srcdir).resolve()
     points = None
@@ -169,7 +169,7 @@ def job_for(request: ExecutionRequest, env: BuildEnvironment, store: ArtifactSto
         entry = srcdir / request.entry
         place = {"entry_path": str(entry), "search_path": (str(entry.parent), str(srcdir))}
     return Job(
-        directive=request.directive, runner=RUNNERS[request.directive], backend=request.backend,
+        directive=request.directive, runner=request.runner, backend=request.backend,
         seed=request.seed, function=request.function, inputs=request.inputs, options=request.options,
         device=request.device, entry=request.entry, srcdir=str(srcdir),
         files=dict(request.files),  # carried as text when the job runs elsewhere (Dask)

@@ -119,7 +119,7 @@ class _Parent:
     """One backend's zygote: started at once, waited for (``ready``) by the first job that needs it."""
 
     def __init__(self, python: str, backend: str, environment_for: EnvironmentFor, startup_timeout: float,
-                 libraries: set[str]) -> None:
+                 libraries: set[str], runners: set[str]) -> None:
         self.backend = backend
         self.startup_timeout = startup_timeout
         self.folder = make_job_dir(f"pool-{backend}")
@@ -135,7 +135,7 @@ class _Parent:
             with open(self.folder / "output.log", "wb") as log:
                 self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
                     [python, "-m", "sphinx_tensorviz.execute.worker.zygote", backend, str(theirs.fileno()), str(life_read),
-                     str(self.folder), ",".join(sorted(libraries))],
+                     str(self.folder), ",".join(sorted(libraries)), ",".join(sorted(runners))],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                     env=environment_for(self.token, self.folder), cwd=self.folder / "work",
                     start_new_session=True, pass_fds=(theirs.fileno(), life_read),
@@ -217,7 +217,8 @@ class WorkerPool:
     def __init__(self, python: str, jobs: list[Job], environment_for: EnvironmentFor,
                  startup_timeout: float) -> None:
         backends = {job.backend for job in jobs}
-        self.parents = {b: _Parent(python, b, environment_for, startup_timeout, libraries_used(jobs, b))
+        self.parents = {b: _Parent(python, b, environment_for, startup_timeout, libraries_used(jobs, b),
+                                   {job.runner for job in jobs if job.backend == b})
                         for b in sorted(backends) if b in PRELOAD}
 
     def start(self, backend: str, request: dict[str, Any]) -> ForkedWorker | None:

@@ -1,22 +1,26 @@
 """Generate ``run.py``: a standalone script that repeats a recorded execution and compares.
 
-The script carries its own copies of the input builder and the seeding code
-(their source is copied from this package, so the two never drift apart) and
+The script carries its own copies of the loader, the seeding code and the tolerances (their
+source is copied from this package, so the two never drift apart), then the figure kind's
+``reproduce()`` (:attr:`~..core.kinds.FigureKind.reproduce`: a graph adds its input builder), and
 needs only the frameworks in ``requirements.txt`` and the model files beside it.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import io
 import json
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from ..core.kinds import FigureKind, kind_named
 from .tolerance import OUTPUT_VALUES_LIMIT
 
-_MAIN = '''
+_SHARED = '''
 
 def _load_entry():
     path = HERE / RECORD["entry"]
@@ -29,59 +33,9 @@ def _array(value):
         value = value.detach().cpu().numpy()
     return np.asarray(value, dtype=np.float64)
 
+'''
 
-def _model_arguments(factory):
-    """A model factory gets the seed, never a JAX key (as in the worker that recorded the figure)."""
-    return seeded_arguments(factory, RECORD["options"]["model_args"] or {}, RECORD["seed"], RECORD["backend"],
-                            key=False)
-
-
-def reproduce():
-    """Run the recorded computation again; returns what the artifact stored, recomputed."""
-    seed_everything(RECORD["backend"], RECORD["seed"])
-    module = _load_entry()
-    function = getattr(module, RECORD["function"]) if RECORD["function"] else None
-    if RECORD["directive"] == "tv-heatmap":
-        if function is None:  # the code's module-level ``result``
-            value = module.result
-        else:
-            value = function(**seeded_arguments(function, RECORD["inputs"] or {}, RECORD["seed"], RECORD["backend"]))
-        if isinstance(value, dict):
-            value = value["values"]
-        return {"values": _array(value).tolist()}
-    args, kwargs = build_call(RECORD["options"]["inputs"], RECORD["backend"], RECORD["seed"])
-    if RECORD["backend"] != "torch":
-        fn = function(**_model_arguments(function))
-        import jax  # a tuple, dict or scan's (carry, ys): its first array, as the capture recorded
-
-        return {"output": _array(jax.tree_util.tree_leaves(fn(*args))[0]).ravel()[:OUTPUT_VALUES].tolist()}
-    import torch
-
-    model = function(**_model_arguments(function))
-    model.eval()
-    recorded, hooks = {}, []
-    modules = dict(model.named_modules())
-    for key in RECORD["expected"]:
-        name = key[len("activations["):-1] if key.startswith("activations[") else None
-        if name not in modules:
-            continue  # the output, or an op's output: only the capture can tell which call made it
-        def keep(_module, _inputs, output, name=name):
-            recorded[name] = output[0] if isinstance(output, tuple) else output
-        hooks.append(modules[name].register_forward_hook(keep))
-    with torch.no_grad():
-        output = model(*args, **kwargs, **(RECORD["options"].get("call_args") or {}))
-    while not hasattr(output, "shape"):  # a tuple, dict or ModelOutput: its first tensor
-        output = next(v for v in (output.values() if hasattr(output, "values") else output)
-                      if hasattr(v, "shape") or isinstance(v, (tuple, list, dict)))
-    for hook in hooks:
-        hook.remove()
-    got = {"output": _array(output).ravel()[:OUTPUT_VALUES].tolist()}
-    for name, value in recorded.items():
-        array = _array(value)
-        token = RECORD["expected"][f"activations[{name}]"]["token"]
-        got[f"activations[{name}]"] = array.reshape(-1, array.shape[-2], array.shape[-1])[0, token].tolist()
-    return got
-
+_COMPARE = '''
 
 def compare(got, expected):
     """Per recorded array: the largest difference, the tolerance its dtype allows, and whether it held."""
@@ -112,36 +66,19 @@ if __name__ == "__main__":
 '''
 
 
-def expected_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Every recorded array by name, with the dtype it was computed in (``None``: not recorded)."""
-    data = artifact["data"]
-    if data["kind"] == "heatmap":
-        return {"values": {"values": data["values"], "dtype": data.get("dtype")}}
-    expected: dict[str, dict[str, Any]] = {}
-    output = data.get("output") or {}
-    if "values" in output:
-        expected["output"] = {"values": output["values"], "dtype": output.get("dtype")}
-    if artifact["request"]["backend"] != "torch":
-        return expected  # JAX checkpoints need the package's jaxpr capture: `tensorviz verify` checks them
-    modules = {n["id"] for n in data.get("layers") or () if n.get("label", n["id"]) == n["id"]}
-    for name, record in (data.get("activations") or {}).items():
-        if record.get("layout", "tokens") != "tokens" or name not in modules:
-            continue  # run.py recomputes token vectors of module outputs (ops and maps: only the capture)
-        expected[f"activations[{name}]"] = {"values": record["values"], "dtype": record.get("dtype"),
-                                            "token": record["token"]}
-    return expected
-
-
 def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
     """The script; ``entry`` names the code file beside it when it differs from the recorded one
     (inline code is saved as a file of its own)."""
     from .determinism import worker_environment
 
+    kind = kind_named(artifact["data"]["kind"])
+    if kind is None or not kind.reproduce:
+        raise LookupError(f"figures of kind {artifact['data']['kind']!r} have no run.py")
     request = artifact["request"]
     record = {
         "directive": request["directive"], "backend": request["backend"], "entry": entry or request["entry"],
         "function": request["function"], "inputs": request["inputs"], "seed": request["seed"],
-        "options": request.get("options", {}), "expected": expected_values(artifact),
+        "options": request.get("options", {}), "expected": _reproduction(kind).expected_values(artifact),
     }
     environment = worker_environment("cpu")
     # Every value of the artifact enters the script through repr(), as data: a lesson id or a name
@@ -163,27 +100,40 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
         f"OUTPUT_VALUES = {int(OUTPUT_VALUES_LIMIT)!r}\n"
         f"RECORD = json.loads({json.dumps(record, sort_keys=True)!r})\n\n\n"
     )
-    return header + script_body()
+    return header + script_body(kind.name)
 
 
 @cache
-def script_body() -> str:
-    """Everything after the header: the same for every artifact, so no artifact value can reach it."""
-    shared = "\n\n".join([*_sources("worker/loader.py", ("BadResult", "import_file", "seeded_arguments")),
-                           *_sources("../features/graph/inputs.py", ("InputSpecError", "numpy_input", "build_call", "_input_name")),
-                           *_sources("determinism.py", ("seed_everything",)),
-                           *_sources("tolerance.py", ("FLOAT_EPS", "RTOL_ULPS", "RTOL_ULPS_HALF", "ATOL_ULPS",
-                                                      "NOISE_ULPS", "ASSUMED_DTYPE", "is_exact", "default_tolerance",
-                                                      "within"))])
-    return shared + _MAIN
+def script_body(kind_name: str) -> str:
+    """Everything after the header: the same for every artifact of a kind, so no artifact value can
+    reach it: the shared helpers, the kind's ``reproduce()``, the comparison."""
+    kind = kind_named(kind_name)
+    assert kind is not None  # run_py looked it up
+    return _shared() + "\n" + _reproduction(kind).script().strip("\n") + "\n" + _COMPARE
 
 
 @cache
-def _sources(module_file: str, names: tuple[str, ...]) -> tuple[str, ...]:
-    """The source of top-level definitions (functions, classes, constants) of a module beside this
-    one, read without importing it (importing ``inputs`` would import NumPy into every build that
-    writes a page)."""
-    text = (Path(__file__).parent / module_file).read_text("utf-8")
+def _shared() -> str:
+    here = Path(__file__).parent
+    shared = "\n\n".join([*definitions(here / "worker" / "loader.py", ("BadResult", "import_file", "seeded_arguments")),
+                           *definitions(here / "determinism.py", ("seed_everything",)),
+                           *definitions(here / "tolerance.py", ("FLOAT_EPS", "RTOL_ULPS", "RTOL_ULPS_HALF", "ATOL_ULPS",
+                                                               "NOISE_ULPS", "ASSUMED_DTYPE", "is_exact",
+                                                               "default_tolerance", "within"))])
+    return shared + _SHARED
+
+
+def _reproduction(kind: FigureKind) -> ModuleType:
+    """The kind's part of the script (:attr:`~..core.kinds.FigureKind.reproduce`)."""
+    return importlib.import_module(str(kind.reproduce))
+
+
+@cache
+def definitions(module_file: Path, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The source of top-level definitions (functions, classes, constants) of a module, read without
+    importing it (importing ``inputs`` would import NumPy into every build that writes a page). A
+    kind's reproduction copies its own helpers into ``run.py`` with it."""
+    text = module_file.read_text("utf-8")
     lines = io.StringIO(text, newline="").readlines()  # split once (get_source_segment splits per node)
     found: dict[str, str] = {}
     for node in ast.parse(text).body:

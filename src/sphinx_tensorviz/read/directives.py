@@ -20,6 +20,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..config import app_of, settings
 from ..core.hashing import sha256_text
+from ..core.kinds import FigureKind
 from ..core.nodes import error_box, tensorviz_figure
 from ..core.request import INLINE, ExecutionRequest, default_lesson_id
 from ..core.state import add_request
@@ -72,9 +73,12 @@ def problem_box(directive: SphinxDirective, message: str, subtype: Subtype) -> n
 
 
 class ExecutedDirective(SphinxDirective):
-    """Common parts of ``tv-heatmap`` and ``tv-graph``: code, backend, seed and accessibility text."""
+    """Common parts of every executed figure (``tv-heatmap``, ``tv-graph``, a kind of your own): code,
+    backend, seed and accessibility text. A subclass names its :class:`~..core.kinds.FigureKind`."""
 
     has_content = True
+    #: the figure kind this directive records (its declaration names the worker's entry)
+    kind: ClassVar[FigureKind]
     #: directive-specific options and their converters
     extra_options: ClassVar[dict[str, Converter]] = {}
     #: options that change the result (hashed with the code)
@@ -159,7 +163,13 @@ class ExecutedDirective(SphinxDirective):
             options=self.result_values(values),
             render={name: values[name] for name in self.render_options if name in values},
             versions=_framework_versions(backend) if conf.hash_versions else None,
+            runner=self.kind.run,
+            hashed_extra=self.hashed_extra(backend),
         )
+
+    def hashed_extra(self, backend: str) -> dict[str, Any]:
+        """What else this kind's content hash covers (at the top level, beside the code and inputs)."""
+        return {}
 
     def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
         """Directive-specific options that change the result (each subclass says which)."""

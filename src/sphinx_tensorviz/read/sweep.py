@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core.hashing import canonical_json
 from ..core.request import ExecutionRequest
-from ..core.sweep import SWEEP_CHECK, Sweep, SweepPoint
+from ..core.sweep import SWEEP_CHECK, SWEEP_CHECK_KIND, Sweep, SweepPoint
 from . import options as opt
 
 #: The most points one sweep may have (the product of its parameters' value counts). Every point
@@ -95,7 +95,7 @@ def build_sweep(base: ExecutionRequest, parameters: dict[str, list[Any]],
     check = None
     if checks:
         check = replace(
-            base, directive=SWEEP_CHECK, render={},
+            base, directive=SWEEP_CHECK, render={}, runner=SWEEP_CHECK_KIND.run, hashed_extra={},
             inputs={"parameters": names,
                     "points": [[list(p.values.values()), p.request.content_hash] for p in points]},
             options={"checks": checks},

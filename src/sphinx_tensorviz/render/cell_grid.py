@@ -12,7 +12,7 @@ from typing import Any
 
 from . import svg
 from .colors import Scale, make_scale
-from .describe import fmt
+from .numbers import fmt
 from .shapes import Drawing, Gradient, Group, Line, Paint, Rect, Shape, Text
 from .svg_writer import write
 

@@ -26,6 +26,7 @@ from ..config import app_of
 from ..core.hashing import digest
 from ..core.per_app import PerApp
 from .page import Page
+from .registry import lazy
 
 #: the layout of a kept figure; a new one never reads an old one
 FORMAT_VERSION = 4
@@ -143,7 +144,8 @@ def _translator_identity(app: Any, builder: Any) -> dict[str, Any]:
 
 def _registry_identity(registry: Any) -> dict[str, Any]:
     """The figure kinds, page passes and details registered, and the files of any from elsewhere."""
-    functions = [*(k.parts for k in registry.executed.values()), *(k.sweep for k in registry.executed.values()),
+    functions = [*(lazy(k.parts) for k in registry.executed.values() if k.parts),
+                 *(lazy(k.sweep) for k in registry.executed.values() if k.sweep),
                  *registry.authored.values(), *(p for _, p in registry.passes), *registry.details]
     names = sorted(_function_name(f) for f in functions if f is not None)
     ours = __name__.split(".")[0]

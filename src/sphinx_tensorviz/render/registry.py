@@ -5,8 +5,9 @@ missing or failed one, and wrap a sweep; what a kind's picture and words are com
 feature that owns the kind, which registers it here in its ``setup_*`` (so ``render/`` never
 imports a feature):
 
-* an *executed* kind (``tv-heatmap``, ``tv-graph``): draws one artifact, and maybe a whole sweep
-  on one scale (otherwise each point of a sweep is drawn as its own figure);
+* an *executed* kind (``tv-heatmap``, ``tv-graph``): its :class:`~..core.kinds.FigureKind`, which
+  draws one artifact, and maybe a whole sweep on one scale (otherwise each point of a sweep is drawn
+  as its own figure), added with its directive by :func:`add_figure_kind`;
 * an *authored* kind (``tv-diagram``): draws what the page itself gives, nothing executed;
 * a *page pass*: work on the page's other nodes before figures are drawn (tours, activations,
   lesson headers), in order;
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
+from ..core.kinds import FigureKind, declare
 from ..core.per_app import PerApp
 
 if TYPE_CHECKING:  # the page imports this module; the parts are drawn only when pages are written
@@ -62,16 +64,9 @@ class Authored:
     kind: str
 
 
-@dataclass(frozen=True)
-class ExecutedKind:
-    parts: PartsMaker
-    sweep: SweepMaker | None = None  #: draw a whole sweep at once (else: one figure per point)
-    thumbnail_render: dict[str, Any] = field(default_factory=dict)  #: render options of a catalogue preview
-
-
 @dataclass
 class Registry:
-    executed: dict[str, ExecutedKind] = field(default_factory=dict)  #: by directive name
+    executed: dict[str, FigureKind] = field(default_factory=dict)  #: by directive name
     authored: dict[str, AuthoredMaker] = field(default_factory=dict)  #: by the figure node's ``authored``
     passes: list[tuple[int, PagePass]] = field(default_factory=list)  #: (order, pass)
     details: list[DetailMaker] = field(default_factory=list)
@@ -100,9 +95,12 @@ def lazy(target: str) -> Callable[..., Any]:
     return call
 
 
-def add_executed_kind(app: Any, directive: str, parts: PartsMaker, sweep: SweepMaker | None = None,
-                      thumbnail_render: dict[str, Any] | None = None) -> None:
-    registry(app).executed[directive] = ExecutedKind(parts, sweep, thumbnail_render or {})
+def add_figure_kind(app: Any, kind: FigureKind, directive: type) -> None:
+    """Give ``app`` the kind's directive and make the kind known to every stage (the store checks its
+    data, the page draws it, the CLI compares and summarises it), all through ``kind``."""
+    declare(kind)
+    app.add_directive(kind.directive, directive)
+    registry(app).executed[kind.directive] = kind
 
 
 def add_authored_kind(app: Any, kind: str, maker: AuthoredMaker) -> None:

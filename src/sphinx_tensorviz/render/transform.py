@@ -74,7 +74,7 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
                       authored.kind, f"{authored.kind.removeprefix('tv-')}-{node['figure_id']}")
     kind = page.registry.executed[request.directive]
     sweep: Sweep | None = node.get("sweep")
-    if sweep is not None and kind.sweep is None:  # each point drawn as a figure of its own
+    if sweep is not None and not kind.sweep:  # each point drawn as a figure of its own
         figures = per_point(node, sweep, lambda copy, _: figure(page, copy))
         return switcher(node["figure_id"], node["ids"], sweep, figures, page.html,
                         prompt=prompt(node, request.render, None))
@@ -92,7 +92,7 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
     if notes:  # e.g. a guided tour on this page numbers its stops on the graph
         render = {**render, **notes}
         renderer_hash = digest({"renderer": renderer_hash, **notes})
-    parts = kind.parts(found, render, renderer_hash, page.ctx)
+    parts = kind.entry("parts")(found, render, renderer_hash, page.ctx)
     for message, subtype in parts.warnings:
         warn(f"{request.directive}: {message}", subtype, location=node)
     if found["stdout"].strip():
@@ -126,7 +126,7 @@ def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
         else:  # warns like a missing figure; the points are still shown
             problem = missing(page, node, sweep.check, found).astext()
     first = sweep.points[0].request
-    rendering = page.registry.executed[first.directive].sweep(sweep, artifacts, check, problem, page.ctx)
+    rendering = page.registry.executed[first.directive].entry("sweep")(sweep, artifacts, check, problem, page.ctx)
     for message, subtype in rendering.warnings:
         warn(message, subtype, location=node)
     footer = f"{len(artifacts)} recorded runs, one per point (hashes listed with each); the first: " \

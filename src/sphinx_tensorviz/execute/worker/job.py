@@ -25,7 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...core.limits import LimitExceeded, Limits, check_graph_nodes, check_result_size
+from ...core.kinds import WORKER_ENTRY
+from ...core.limits import LimitExceeded, Limits, check_result_size
 from ...core.protocol import Failure, FailureKind, Job, ProtocolError, Result, Success
 from ...store.artifacts import dump_json
 from ..determinism import describe_environment, seed_everything
@@ -38,10 +39,13 @@ Runner = Callable[[types.ModuleType, Job], dict[str, Any]]
 
 
 def runner_of(job: Job) -> Runner:
-    """The function the job's ``runner`` names (one of :data:`~..core.protocol.RUNNERS`, checked when
-    the job was read), imported only now: the worker never imports a figure kind it does not run."""
+    """The function the job's ``runner`` names (its kind's worker entry, copied into the job by the
+    build), imported only now: the worker never imports a figure kind it does not run."""
     module, _, name = job.runner.partition(":")
-    return getattr(importlib.import_module(module), name)
+    function = getattr(importlib.import_module(module), name, None)
+    if not getattr(function, WORKER_ENTRY, False):
+        raise BadResult(f"the job's runner {job.runner} is not a figure kind's worker entry (@worker_entry)")
+    return function  # type: ignore[return-value]
 
 
 def load_module(job: Job) -> types.ModuleType:
@@ -63,8 +67,6 @@ def run_job(job: Job) -> Result:
         with contextlib.redirect_stdout(stdout):
             module = load_module(job)
             produced = runner_of(job)(module, job)
-        if produced["data"].get("kind") == "graph":
-            check_graph_nodes(len(produced["data"].get("layers", [])), limits)
         check_result_size(_stored_size(produced) + len(stdout.getvalue()), limits)
     except LimitExceeded as exc:
         return Failure(FailureKind.limit, str(exc), stdout=stdout.getvalue(), notes=notes(), limit=exc.name)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
+from ...core.kinds import worker_entry
 from ...core.protocol import Job
 
 
@@ -27,6 +28,7 @@ def sweep_job_points(inputs: dict[str, Any], read_artifact: Any) -> list[dict[st
     return points
 
 
+@worker_entry
 def run_sweep_check(module: types.ModuleType, job: Job) -> dict[str, Any]:
     """Run the cross-sweep checks; ``data`` records which points (by hash) they saw."""
     import numpy as np

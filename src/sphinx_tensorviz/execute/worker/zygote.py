@@ -1,7 +1,7 @@
 """The parent of a warm worker pool: imports one framework once, then forks a clean child per job.
 
 Started by :mod:`.pool` as ``python -m sphinx_tensorviz.execute.worker.zygote BACKEND CONTROL_FD
-LIFELINE_FD FOLDER [LIBRARIES]`` with the same minimal environment as a worker. It never runs
+LIFELINE_FD FOLDER [LIBRARIES [RUNNERS]]`` with the same minimal environment as a worker. It never runs
 lesson code itself: it imports the framework (PyTorch, or JAX *without* starting a JAX
 backend, since JAX does not survive ``fork`` once it has one) and the known libraries the jobs'
 code imports (``transformers``, ``flax``...), then waits. For each job the build
@@ -39,6 +39,7 @@ import sys
 import tempfile
 import traceback
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +70,18 @@ JOB_FDS = 2
 _MESSAGE = 64 * 1024
 
 
-def preload(backend: str, libraries: list[str]) -> None:
-    """Import the worker's code, the framework and the ``libraries`` the jobs use once, so forked
-    jobs do not pay for them (a library that fails to import is left to the job that needs it)."""
+def preload(backend: str, libraries: Sequence[str], runners: Sequence[str] = ()) -> None:
+    """Import the worker's code, the framework, the worker entries (``module``s of ``module:function``)
+    and the ``libraries`` the jobs use once, so forked jobs do not pay for them (an entry or a library
+    that fails to import is left to the job that needs it: a kind of the course's own may live beside
+    its lessons, which only the job puts on the path)."""
     import importlib
 
-    from ...core.protocol import RUNNERS
     from . import job  # noqa: F401 - the protocol and the lesson-code loader
 
-    for runner in RUNNERS.values():  # each figure kind's worker entry (numpy, the result checks, the tracer)
-        importlib.import_module(runner.partition(":")[0])
+    for runner in runners:  # each figure kind's worker entry (numpy, the result checks, the tracer)
+        with contextlib.suppress(ImportError):
+            importlib.import_module(runner.partition(":")[0])
     for module in PRELOAD[backend]:
         importlib.import_module(module)
     for library in libraries:
@@ -246,13 +249,14 @@ class Zygote:
 def main(argv: list[str]) -> int:
     backend, control_fd, lifeline_fd, folder = argv[0], int(argv[1]), int(argv[2]), Path(argv[3])
     libraries = [name for name in (argv[4] if len(argv) > 4 else "").split(",") if name]
+    runners = [name for name in (argv[5] if len(argv) > 5 else "").split(",") if name]
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # while it imports: dies with the build (serve() cleans up instead)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     control = socket.socket(fileno=control_fd)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # import-time warnings belong to no job
-            preload(backend, libraries)
+            preload(backend, libraries, runners)
     except BaseException as exc:  # noqa: BLE001 - the build falls back to one process per job
         with contextlib.suppress(OSError):
             control.send(json.dumps({"ready": False, "error": f"{type(exc).__name__}: {exc}"}).encode())

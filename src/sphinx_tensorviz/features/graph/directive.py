@@ -18,6 +18,7 @@ from ...read.sources import local_imports, resolve_inside
 from ...read.sweep import sweep_option
 from ...read.variants import variant_for
 from ...warnings_ import Subtype
+from . import CAPTURE_VERSIONS, KIND
 
 
 def layout_option(argument: str | None) -> str | dict[str, str]:
@@ -58,6 +59,12 @@ class GraphDirective(ExecutedDirective):
     }
     render_options = (*ExecutedDirective.render_options, "depth", "expand", "show-source")
     sweep_target = "model_args"
+    kind = KIND
+
+    def hashed_extra(self, backend: str) -> dict[str, Any]:
+        """The capture's version, from version 2 on (so graphs of an unchanged capture keep their hash)."""
+        capture = CAPTURE_VERSIONS.get(backend, 1)
+        return {"captureVersion": capture} if capture > 1 else {}
 
     def run(self) -> list[nodes.Node]:
         handler = variant_for(self)  # an authored diagram, drawn as given

@@ -1,7 +1,7 @@
 """The worker's entry for ``tv-graph``: build the model, trace one forward pass, record
 activations at checkpoints and run the lesson's numerical checks.
 
-Named in :data:`sphinx_tensorviz.core.protocol.RUNNERS`; runs in the worker process only.
+Named by the kind's declaration (``run``), which the build copies into each job; runs in the worker only.
 """
 
 from __future__ import annotations
@@ -13,17 +13,22 @@ from typing import Any
 
 import numpy as np
 
+from ...core.kinds import worker_entry
+from ...core.limits import LimitExceeded, Limits
 from ...core.protocol import Job
 from ...execute.tolerance import OUTPUT_VALUES_LIMIT
 from ...execute.worker.checks import check_modules, code_name, run_checks
 from ...execute.worker.loader import seeded_arguments
 from ...execute.worker.results import BadResult, dtype_name, to_numpy
+from . import DEFAULT_NODES, NODES
 from .activation_records import activation_record
 from .capture.layout_hints import layout_hints
+from .checks import nodes_problem
 from .filter import fold_groups
 from .inputs import InputSpecError, build_call
 
 
+@worker_entry
 def run_graph(module: types.ModuleType, job: Job) -> dict[str, Any]:
     options = job.options
     factory = getattr(module, job.function or "", None)
@@ -72,6 +77,9 @@ def run_graph(module: types.ModuleType, job: Job) -> dict[str, Any]:
             for name, value in captured["activations"].items()
         },
     }
+    problem = nodes_problem(data, Limits.from_job(job.limits).figures.get(NODES, DEFAULT_NODES))
+    if problem:
+        raise LimitExceeded(problem, NODES)
     return {"data": data, "checks": checks}
 
 

@@ -9,11 +9,13 @@ from docutils.parsers.rst import directives
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
 from ...read.sweep import sweep_option
+from . import KIND
 
 
 class HeatmapDirective(ExecutedDirective):
     """``tv-heatmap``: a 2-D array from lesson code, drawn as an accessible heatmap."""
 
+    kind = KIND
     extra_options: ClassVar[dict[str, Converter]] = {
         "rows": opt.labels,
         "columns": opt.labels,

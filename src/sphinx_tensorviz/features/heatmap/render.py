@@ -11,10 +11,11 @@ from ...render.cache import artifact_key
 from ...render.cell_grid import heatmap_svg
 from ...render.checks import checks_list
 from ...render.colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT, Scale
-from ...render.describe import fmt, heatmap_alt, heatmap_long_description
+from ...render.numbers import fmt
 from ...render.parts import FigureParts
 from ...render.tables import MAX_CELLS, data_table
 from ...warnings_ import Subtype
+from .describe import heatmap_alt, heatmap_long_description
 from .pdf import heatmap_pdf
 
 #: said under a heatmap of a complex result, whose imaginary part is not drawn

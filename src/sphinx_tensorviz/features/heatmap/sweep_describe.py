@@ -14,7 +14,7 @@ from typing import Any
 from docutils import nodes
 
 from ...core.words import plural
-from ...render.describe import fmt
+from ...render.numbers import fmt
 from ...render.tables import data_table
 
 #: rows whose entries are >= 0 and sum to 1 within this are read as probability distributions

@@ -62,7 +62,7 @@ def thumbnail(page: Page, docname: str, request: ExecutionRequest | None) -> str
     # copies it instead of making every part of the figure (outline, tables, sources) again
     recording = artifact_key(artifact, page.store.stored_sha256(request.content_hash, artifact))
     drawn = page.ctx.cache.svg(recording, digest({"preview": key}),  # not the parts' own entry
-                               lambda: kind.parts(artifact, render, key, replace(page.ctx, outdir=None)).svg)
+                               lambda: kind.entry("parts")(artifact, render, key, replace(page.ctx, outdir=None)).svg)
     relative = write_thumbnail(drawn.replace(ID_TOKEN, f"preview-{request.content_hash[:8]}"),
                                Path(page.builder.outdir), docname)
     return relative_uri(page.builder.get_target_uri(page.docname), relative)

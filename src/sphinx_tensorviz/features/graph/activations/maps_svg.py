@@ -5,7 +5,7 @@ from __future__ import annotations
 from ....render import svg
 from ....render.cell_grid import FONT_FAMILY, OUTLINE
 from ....render.colors import make_scale
-from ....render.describe import fmt
+from ....render.numbers import fmt
 from ....render.shapes import Drawing, Group, Paint, Rect, Shape, Text
 from ....render.svg_writer import write
 

@@ -29,11 +29,11 @@ from ....render import svg
 from ....render.assemble import prediction_node
 from ....render.bidi import isolated
 from ....render.cache import RenderCache, artifact_key
-from ....render.describe import fmt
 from ....render.figure_cache import drawn_from_graph
 from ....render.html_nodes import markup as html_markup
 from ....render.html_nodes import scroll_region, tv_html_tag
 from ....render.ids import slugify
+from ....render.numbers import fmt
 from ....render.page import Page
 from ....render.sweep_figures import per_point, point_figure_id, switcher
 from ....render.tables import data_table

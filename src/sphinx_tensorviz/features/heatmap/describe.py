@@ -10,13 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.words import plural
-
-
-def fmt(value: float, digits: int = 4) -> str:
-    """A compact number for text and tables (``digits`` significant digits, real minus sign)."""
-    text = f"{value:.{digits}g}"
-    return "0" if text in ("0", "-0") else text.replace("-", "\u2212")
+from ...core.words import plural
+from ...render.numbers import fmt
 
 
 def _tolerance(values: list[list[float]]) -> float:
