@@ -167,10 +167,13 @@ def test_every_limit_is_a_documented_config_value_with_a_generous_graph_default(
     assert defaults["tensorviz_max_graph_nodes"] >= 20_000  # a 24-layer Llama is about 1,700 nodes
     assert 1 <= defaults["tensorviz_max_result_mb"] <= 16
     assert defaults["tensorviz_max_stdout_kb"] == 64
+    # the reference page shows each declaration's help under its topic (tests/test_docs.py checks the built page)
     docs = (Path(__file__).resolve().parent.parent / "docs" / "reference" / "configuration.md").read_text("utf-8")
+    declared = {v.name: v for v in CONFIG_VALUES}
     for name in ("tensorviz_max_result_mb", "tensorviz_max_stdout_kb", "tensorviz_max_heatmap_cells",
                  "tensorviz_max_graph_nodes", "tensorviz_sandbox"):
-        assert f"`{name}`" in docs, name
+        assert declared[name].help.strip(), name
+        assert f"```{{tensorviz-config-values}} {declared[name].topic}\n" in docs, name
 
 
 def test_the_tail_buffer_keeps_everything_under_its_limit() -> None:
