@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 from conftest import copy_root, run_sphinx, warning_records
-from sphinx_tensorviz.config import CONFIG_VALUES, config_values, settings
+from sphinx_tensorviz.config import CONFIG_VALUES, Settings, config_values, settings
 from sphinx_tensorviz.core.config_values import (ConfigValue, assignment_line, at_least, boolean, choice, path,
                                                  positive, text)
 
@@ -32,6 +33,8 @@ EXPECTED = {
     "tensorviz_python": "tensorviz_python = ['python3'] must be a string; using ''",
     "tensorviz_course_level": "tensorviz_course_level = 0 must be an integer of at least 1; using 3",
 }
+#: set in conf.py without a plain assignment: the warning cannot say where, but names the value
+UNPLACED = "tensorviz_device = 'tpu' must be one of 'cpu', 'gpu'; using 'cpu'"
 
 
 @pytest.fixture(scope="module")
@@ -46,13 +49,14 @@ def test_every_kind_of_check_warns_at_its_line_of_conf_py_and_uses_the_default(c
     assert build.statuscode == 0, build.warnings  # the build goes on
     conf = (src / "conf.py").read_text("utf-8").splitlines()
     records = [r for r in warning_records(build.warnings) if r.rstrip().endswith("[tensorviz.config]")]
-    assert len(records) == len(EXPECTED), records
+    assert len(records) == len(EXPECTED) + 1, records
     for name, message in EXPECTED.items():
         line = next(n for n, text in enumerate(conf, start=1) if text.startswith(f"{name} ="))
         assert any(r.startswith(f"{src / 'conf.py'}:{line}: WARNING: {message} [tensorviz.config]")
                    for r in records), (name, records)
+    assert any(r.startswith(f"WARNING: {UNPLACED} [tensorviz.config]") for r in records), records
     declared = {v.name: v.default for v in config_values(build.app)}
-    for name in EXPECTED:
+    for name in [*EXPECTED, "tensorviz_device"]:
         assert build.app.config[name] == declared[name], name
     used = settings(build.app)
     assert (used.mode, used.workers, used.memory_limit_mb, used.max_result_mb) == ("auto", 2, 0, 8)
@@ -118,7 +122,7 @@ def test_every_package_value_is_declared_once_and_reaches_settings() -> None:
     names = [v.name for v in CONFIG_VALUES]
     assert len(names) == len(set(names)) and all(n.startswith("tensorviz_") for n in names)
     attributes = [v.setting for v in CONFIG_VALUES if v.setting]
-    assert len(attributes) == len(set(attributes))
+    assert [f.name for f in fields(Settings)] == [*attributes, "store_dir", "store_url"]
     assert all(v.help.strip() and isinstance(v.default, v.types) for v in CONFIG_VALUES)
     assert all(v.check is None or v.problem(v.default) is None for v in CONFIG_VALUES)  # defaults pass
     assert os.PathLike in next(v.types for v in CONFIG_VALUES if v.name == "tensorviz_artifact_dir")

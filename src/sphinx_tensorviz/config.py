@@ -293,15 +293,19 @@ def store_folder(confdir: str | os.PathLike[str], cfg: Config) -> Path:
 
 def check_values(values: tuple[ConfigValue, ...], app: Sphinx, config: Config) -> None:
     """``config-inited``: warn about and replace unusable values, so a typo cannot silently execute in a
-    wrong mode. The warning points at the value's line in ``conf.py`` (unlocated for ``-D``)."""
+    wrong mode. The warning points at the value's line in ``conf.py``; it is unlocated for ``-D``, which
+    has no file, and where no plain assignment sets the value (Sphinx reads a location without a
+    line as a document name)."""
+    conf_py = Path(app.confdir, "conf.py")
     for value in values:
         why = value.problem(config[value.name])
         if why is None:
             continue
-        from_conf_py = value.name not in config.overrides
-        conf_py = Path(app.confdir, "conf.py")
-        line = assignment_line(conf_py, value.name) if from_conf_py else None
-        reset(config, value.name, why, location=f"{conf_py}:{line}" if line else None)
+        location = None
+        if value.name not in config.overrides:
+            line = assignment_line(conf_py, value.name)
+            location = f"{conf_py}:{line}" if line else None
+        reset(config, value.name, why, location)
 
 
 def reset(config: Config, name: str, why: str, location: str | None = None) -> None:

@@ -18,7 +18,7 @@ import ast
 import inspect
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +73,7 @@ class ConfigValue:
     default: Any
     types: tuple[type, ...]
     #: MyST text for the reference page; its first paragraph is the short description Sphinx keeps
-    help: str
+    help: str = field(repr=False)
     #: why a value is unusable (then it is replaced by the default), or None; no check: anything goes
     check: Validator | None = None
     #: what Sphinx rebuilds when the value changes ("env", "html", "" for nothing)

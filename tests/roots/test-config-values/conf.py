@@ -19,3 +19,4 @@ tensorviz_drawing_cache = "yes"
 tensorviz_artifact_dir = 42
 tensorviz_python = ["python3"]
 tensorviz_course_level = 0
+globals().update(tensorviz_device="tpu")  # not an assignment the check can find: unlocated
