@@ -266,12 +266,8 @@ def app_of(env: Any) -> Sphinx:
 def settings(app: Sphinx) -> Settings:
     """Read the (already validated) configuration of ``app``."""
     cfg = app.config
-    declared = {v.setting: (v.convert or _same)(cfg[v.name]) for v in CONFIG_VALUES if v.setting}
+    declared = {v.setting: v.as_setting(cfg[v.name]) for v in CONFIG_VALUES if v.setting}
     return Settings(**declared, store_dir=store_folder(app.confdir, cfg), store_url=store_url(cfg))
-
-
-def _same(value: Any) -> Any:
-    return value
 
 
 def store_url(cfg: Config) -> str:

@@ -93,6 +93,10 @@ class ConfigValue:
         """Why ``value`` cannot be used for this setting, or ``None``."""
         return self.check(value) if self.check is not None else None
 
+    def as_setting(self, value: Any) -> Any:
+        """The checked ``value`` as its ``Settings`` attribute holds it."""
+        return self.convert(value) if self.convert is not None else value
+
     @property
     def summary(self) -> str:
         """The help's first paragraph on one line."""
