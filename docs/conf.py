@@ -13,7 +13,7 @@ author = "sphinx-tensorviz contributors"
 copyright = "2026, sphinx-tensorviz contributors"
 release = version = __version__
 
-extensions = ["myst_parser", "sphinx_tensorviz", "schema_fields"]
+extensions = ["myst_parser", "sphinx_tensorviz", "schema_fields", "config_values"]
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 3
 exclude_patterns = ["_build", "tensorviz_artifacts", "README.md"]

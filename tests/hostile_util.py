@@ -17,9 +17,8 @@ from pathlib import Path
 
 from conftest import Build, directive_lines, store_dir, warning_records
 from sphinx_tensorviz.execute.processes import TEMP_PREFIX
-from test_hardening import CONF  # the same small project settings as the hardening pins
 from sphinx_tensorviz.store.artifacts import ArtifactStore
-
+from test_hardening import CONF  # the same small project settings as the hardening pins
 
 
 def make_project(dest: Path, pages: dict[str, str], conf_extra: str = "",

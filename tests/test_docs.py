@@ -1,14 +1,15 @@
 """The manual in ``docs/``: it builds with ``-W`` from its committed artifacts, and its reference
 pages document every directive option, configuration value, warning subtype and CLI option.
 
-The lists come from the code (the directives Sphinx actually registers, ``CONFIG_VALUES``,
-``Subtype``, the ``tensorviz`` argument parser), so adding any of them without documenting it
-fails here.
+The lists come from the code (the directives Sphinx actually registers, the configuration values
+the build declared, ``Subtype``, the ``tensorviz`` argument parser), so adding any of them without
+documenting it fails here.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import html
 import io
 import json
@@ -25,7 +26,8 @@ from sphinx.util.console import strip_escape_sequences
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 from sphinx_tensorviz.cli import build_parser
-from sphinx_tensorviz.config import CONFIG_VALUES
+from sphinx_tensorviz.config import config_values
+from sphinx_tensorviz.core.config_values import ConfigValue
 from sphinx_tensorviz.features.graph.activations.directive import ActivationsDirective
 from sphinx_tensorviz.features.graph.directive import GraphDirective
 from sphinx_tensorviz.features.graph.tour.directive import StepDirective, StepsDirective
@@ -64,6 +66,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         app.build()
         registered = {name: cls for name, cls in rst_directives._directives.items() if name.startswith("tv-")}
     return {
+        "config_values": config_values(app),
         "statuscode": app.statuscode,
         "status": strip_escape_sequences(status.getvalue()),
         "warnings": strip_escape_sequences(warnings.getvalue()),
@@ -132,10 +135,30 @@ def test_an_undocumented_option_is_caught() -> None:
     assert found == ["tv-heatmap :sparkle:", "tv-lesson :difficulty:", "tv-nothing (no section)"]
 
 
-def test_every_config_value_is_documented() -> None:
-    text = (REFERENCE / "configuration.md").read_text("utf-8")
-    missing = [v.name for v in CONFIG_VALUES if f"`{v.name}`" not in text]
-    assert missing == []
+def undocumented_values(values: tuple[ConfigValue, ...], page: str) -> list[str]:
+    """Each value without a ``confval`` entry on the built ``page``, or whose entry's default is not the
+    declared one (read back as Python, so only the value counts, not how it is written)."""
+    wrong = []
+    for value in values:
+        start = page.find(f'id="confval-{value.name}"')
+        entry = page[start:page.find("</dd></dl>", start)] if start >= 0 else ""
+        shown = re.search(r">Default<.*?<code[^>]*>(.*?)</code>", entry, re.S)
+        if shown is None:
+            wrong.append(f"{value.name} (no entry)")
+        elif ast.literal_eval(html.unescape(re.sub(r"<[^>]+>", "", shown.group(1)))) != value.default:
+            wrong.append(f"{value.name} (default)")
+    return wrong
+
+
+@pytest.mark.sphinx
+def test_every_config_value_is_on_the_built_page_with_its_default(built: dict[str, Any]) -> None:
+    page = (built["outdir"] / "reference" / "configuration.html").read_text("utf-8")
+    assert len(built["config_values"]) >= 20  # the package's table and its features' values
+    assert undocumented_values(built["config_values"], page) == []
+    unknown = ConfigValue("tensorviz_sparkle", 3, (int,), "Not declared by the package.")
+    changed = ConfigValue("tensorviz_workers", 7, (int,), "A default the page does not show.")
+    assert undocumented_values((unknown, changed), page) == ["tensorviz_sparkle (no entry)",
+                                                             "tensorviz_workers (default)"]
 
 
 def test_every_warning_subtype_is_documented() -> None:
@@ -171,7 +194,8 @@ def test_schema_table_is_generated_from_the_shipped_schema(built: dict[str, Any]
         assert f"{name} " in text, name
         if spec.get("description"):
             assert " ".join(spec["description"].split()) in text, name
-    for name in schema["$defs"]["heatmap"]["properties"]:
-        assert f"data (heatmap).{name}" in text
-    for name in schema["$defs"]["graph"]["properties"]:
-        assert f"data (graph).{name}" in text
+    from sphinx_tensorviz.core.kinds import kind_named
+
+    for kind in ("heatmap", "graph", "sweep-check"):  # each kind's own schema of its data
+        for name in kind_named(kind).data_schema()["properties"]:
+            assert f"data ({kind}).{name}" in text, (kind, name)

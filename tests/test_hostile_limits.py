@@ -163,14 +163,21 @@ def test_stored_artifacts_over_the_limits_are_not_drawn(built: tuple[Path, Build
 
 
 def test_every_limit_is_a_documented_config_value_with_a_generous_graph_default() -> None:
-    defaults: dict[str, Any] = {v.name: v.default for v in CONFIG_VALUES}
+    from sphinx_tensorviz.core.kinds import declared as declared_kinds
+
+    kind_values = [limit.value for kind in declared_kinds() for limit in kind.limits]  # a kind declares its own
+    assert {v.name for v in kind_values} >= {"tensorviz_max_heatmap_cells", "tensorviz_max_graph_nodes"}
+    defaults: dict[str, Any] = {v.name: v.default for v in (*CONFIG_VALUES, *kind_values)}
     assert defaults["tensorviz_max_graph_nodes"] >= 20_000  # a 24-layer Llama is about 1,700 nodes
     assert 1 <= defaults["tensorviz_max_result_mb"] <= 16
     assert defaults["tensorviz_max_stdout_kb"] == 64
+    # the reference page shows each declaration's help under its topic (tests/test_docs.py checks the built page)
     docs = (Path(__file__).resolve().parent.parent / "docs" / "reference" / "configuration.md").read_text("utf-8")
+    declared = {v.name: v for v in (*CONFIG_VALUES, *kind_values)}
     for name in ("tensorviz_max_result_mb", "tensorviz_max_stdout_kb", "tensorviz_max_heatmap_cells",
                  "tensorviz_max_graph_nodes", "tensorviz_sandbox"):
-        assert f"`{name}`" in docs, name
+        assert declared[name].help.strip(), name
+        assert f"```{{tensorviz-config-values}} {declared[name].topic}\n" in docs, name
 
 
 def test_the_tail_buffer_keeps_everything_under_its_limit() -> None:

@@ -1,7 +1,8 @@
 """``artifact-schema-fields``: a table of every field of the shipped artifact JSON Schema.
 
-Generated when the manual is built, from ``sphinx_tensorviz/store/schemas/artifact.schema.json``,
-so the reference cannot drift from the schema the store validates against.
+Generated when the manual is built, from ``sphinx_tensorviz/store/schemas/artifact.schema.json`` and
+the schema each figure kind declares for its data, so the reference cannot drift from the schemas the
+store validates against.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
+
+from sphinx_tensorviz.store.schema import documented_schema
 
 SCHEMA = resources.files("sphinx_tensorviz.store").joinpath("schemas/artifact.schema.json")
 
@@ -81,7 +84,7 @@ class ArtifactSchemaFields(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        schema = json.loads(SCHEMA.read_text("utf-8"))
+        schema = documented_schema()  # the envelope, and each figure kind's own schema of its data
         self.env.note_dependency(str(SCHEMA))
         intro = nodes.paragraph("", f"{schema.get('title', 'Artifact')}: {schema.get('description', '')}")
         return [intro, table(walk(schema, "", schema.get("$defs", {}), True))]

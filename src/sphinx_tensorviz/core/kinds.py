@@ -25,6 +25,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from .config_values import ConfigValue
+
 
 @dataclass(frozen=True)
 class SizeLimit:
@@ -33,11 +35,13 @@ class SizeLimit:
     runs again once the limit is raised."""
 
     field: str  #: its key in a job's limits and in a failure record, e.g. ``heatmap_cells``
-    config: str  #: the ``conf.py`` value that sets it, e.g. ``tensorviz_max_heatmap_cells``
-    default: int
-    help: str  #: what it bounds, for the configuration reference
+    value: ConfigValue  #: the ``conf.py`` value that sets it (``tensorviz_max_heatmap_cells``), declared here
     #: ``module:function`` ``(data, limit) -> problem or None``: why ``data`` is over ``limit``
     check: str
+
+    @property
+    def default(self) -> Any:
+        return self.value.default
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
+from ..config import add_config_values
 from ..core.kinds import FigureKind, declare
 from ..core.per_app import PerApp
 
@@ -99,6 +100,7 @@ def add_figure_kind(app: Any, kind: FigureKind, directive: type) -> None:
     """Give ``app`` the kind's directive and make the kind known to every stage (the store checks its
     data, the page draws it, the CLI compares and summarises it), all through ``kind``."""
     declare(kind)
+    add_config_values(app, [limit.value for limit in kind.limits])
     app.add_directive(kind.directive, directive)
     registry(app).executed[kind.directive] = kind
 

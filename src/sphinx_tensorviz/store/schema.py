@@ -47,6 +47,15 @@ def data_schema(kind: FigureKind) -> dict[str, Any]:
     return {**schema, "$defs": {**envelope().get("$defs", {}), **schema.get("$defs", {})}}
 
 
+def documented_schema() -> dict[str, Any]:
+    """The envelope with ``data`` as one of the declared kinds' schemas: what the reference page shows."""
+    schema = envelope()
+    kinds = declared()
+    defs = {**schema.get("$defs", {}), **{kind.name: kind.data_schema() for kind in kinds}}
+    data = {**schema["properties"]["data"], "oneOf": [{"$ref": f"#/$defs/{kind.name}"} for kind in kinds]}
+    return {**schema, "properties": {**schema["properties"], "data": data}, "$defs": defs}
+
+
 def data_validator(kind: FigureKind) -> Any:
     return _validator(json.dumps(data_schema(kind)))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...core.config_values import ConfigValue, at_least
 from ...core.kinds import FigureKind, SizeLimit, declare
 
 if TYPE_CHECKING:
@@ -39,8 +40,10 @@ KIND = declare(FigureKind(
     run=f"{__name__}.run:run_graph",
     schema=f"{__name__}:schema.json",
     consistency=f"{__name__}.checks:consistency_errors",
-    limits=(SizeLimit(NODES, "tensorviz_max_graph_nodes", DEFAULT_NODES,
-                      "Largest traced graph (nodes) a tv-graph draws.", f"{__name__}.checks:nodes_problem"),),
+    limits=(SizeLimit(NODES, ConfigValue("tensorviz_max_graph_nodes", DEFAULT_NODES, (int,), """
+            The largest traced graph, in nodes, that `tv-graph` accepts. The default is well above real
+            models (a 24-layer Llama decoder is about 1,700 nodes); trace a smaller configuration otherwise.
+            """, check=at_least(1), rebuild="", topic="limits"), f"{__name__}.checks:nodes_problem"),),
     parts=f"{__name__}.render:graph_parts",
     # a catalogue preview shows the top level only, without the legend: the boxes at thumbnail size
     thumbnail_render={"depth": 1, "preview": True},

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...core.config_values import ConfigValue, at_least
 from ...core.kinds import FigureKind, SizeLimit, declare
 
 if TYPE_CHECKING:
@@ -26,9 +27,12 @@ KIND = declare(FigureKind(
     run=f"{__name__}.run:run_heatmap",
     schema=f"{__name__}:schema.json",
     consistency=f"{__name__}.checks:consistency_errors",
-    limits=(SizeLimit(CELLS, "tensorviz_max_heatmap_cells", DEFAULT_CELLS,
-                      "Largest heatmap (rows times columns) a tv-heatmap draws.",
-                      f"{__name__}.checks:data_cells_problem"),),
+    limits=(SizeLimit(CELLS, ConfigValue("tensorviz_max_heatmap_cells", DEFAULT_CELLS, (int,), """
+            The largest heatmap, in cells (rows times columns), that `tv-heatmap` accepts. The default is
+            128 x 128: each cell is drawn, with a tooltip, so a heatmap at the limit adds about 2 MB to its
+            page; a wider one is unreadable anyway. Downsample larger arrays in the lesson code
+            (`values[::4, ::4]`, a block mean, or the first rows that matter).
+            """, check=at_least(1), rebuild="", topic="limits"), f"{__name__}.checks:data_cells_problem"),),
     parts=f"{__name__}.render:heatmap_parts",
     sweep=f"{__name__}.sweep:sweep_parts",
     reproduce=f"{__name__}.reproduce",

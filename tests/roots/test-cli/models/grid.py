@@ -1,7 +1,6 @@
 """Random numbers scaled by a factor from a local helper."""
 
 import numpy as np
-
 from helpers.scale import factor
 
 

@@ -1,5 +1,4 @@
 import numpy as np
-
 from helpers.mid import scale
 
 

@@ -1,7 +1,6 @@
 """Random scores divided by a temperature that comes from a local helper package."""
 
 import numpy as np
-
 from helpers.scaling import temperature
 
 

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import torch
-from transformers import (BertConfig, BertModel, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM,
-                          ViTConfig, ViTModel)
+from transformers import (
+    BertConfig,
+    BertModel,
+    GPT2Config,
+    GPT2LMHeadModel,
+    LlamaConfig,
+    LlamaForCausalLM,
+    ViTConfig,
+    ViTModel,
+)
 
 
 def tiny_llama(layers: int = 2, attention: str = "sdpa", seed: int = 0) -> LlamaForCausalLM:

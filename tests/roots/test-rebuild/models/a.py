@@ -1,7 +1,6 @@
 """Imports a helper that itself imports another helper."""
 
 import numpy as np
-
 from helpers.b import offset
 
 
