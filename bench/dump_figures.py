@@ -25,7 +25,7 @@ from sphinx_tensorviz.features.graph.frames import frame_files
 from sphinx_tensorviz.features.graph.layout import layout_graph
 from sphinx_tensorviz.features.graph.svg import graph_to_svg
 from sphinx_tensorviz.features.heatmap.describe import heatmap_alt
-from sphinx_tensorviz.render.cell_grid import heatmap_svg
+from sphinx_tensorviz.render.cell_grid import cell_grid_svg
 from sphinx_tensorviz.render.colors import Scale
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,9 +44,9 @@ def heatmaps(name: str, data: dict[str, Any]) -> dict[str, str]:
     alt = heatmap_alt(data)
     shared = Scale("RdBu_r" if data["diverging"] else "viridis", -3.0, 5.0, data["diverging"])
     return {
-        f"{name}-heatmap.svg": heatmap_svg(data, title=f"Heatmap of {data.get('unit')}", alt=alt, colormap=None),
-        f"{name}-heatmap-magma.svg": heatmap_svg(data, title="t", alt=alt, colormap="magma"),
-        f"{name}-heatmap-shared.svg": heatmap_svg(data, title="t", alt=alt, colormap=shared.colormap, scale=shared),
+        f"{name}-heatmap.svg": cell_grid_svg(data, title=f"Heatmap of {data.get('unit')}", alt=alt, colormap=None),
+        f"{name}-heatmap-magma.svg": cell_grid_svg(data, title="t", alt=alt, colormap="magma"),
+        f"{name}-heatmap-shared.svg": cell_grid_svg(data, title="t", alt=alt, colormap=shared.colormap, scale=shared),
     }
 
 
@@ -72,7 +72,7 @@ def graphs(name: str, graph: dict[str, Any]) -> dict[str, str]:
         elif record.get("values"):
             row = {"values": [record["values"]], "rows": ["token"], "unit": "activation", "diverging": True,
                    "columns": [f"f{j}" for j in range(len(record["values"]))]}
-            out[f"{name}-strip-{checkpoint}.svg"] = heatmap_svg(row, title=checkpoint, alt="strip", colormap=None)
+            out[f"{name}-strip-{checkpoint}.svg"] = cell_grid_svg(row, title=checkpoint, alt="strip", colormap=None)
     return out
 
 
@@ -95,7 +95,7 @@ def hostile() -> dict[str, str]:
         {"id": HOSTILE, "x": 1, "y": 1, "label": HOSTILE + "\nline two", "tone": HOSTILE},
         {"id": "b", "x": 3, "y": 2, "label": "b", "tone": "result"}],
         "edges": [{"from": HOSTILE, "to": "b", "curve": "arc3,rad=0.3", "label": HOSTILE}]}}
-    out = {"hostile-heatmap.svg": heatmap_svg(data, title=HOSTILE, alt=HOSTILE, colormap=None),
+    out = {"hostile-heatmap.svg": cell_grid_svg(data, title=HOSTILE, alt=HOSTILE, colormap=None),
            "hostile-maps.svg": small_multiples_svg([[[1.0, 2.0]], [[0.0, -1.0]]], [HOSTILE, "b"], title=HOSTILE,
                                                    alt=HOSTILE, diverging=True),
            "hostile-diagram.svg": diagram_to_svg(diagram, id_prefix="d")}

@@ -232,3 +232,63 @@ def test_the_host_process_checks_see_what_they_look_for() -> None:
     assert app_attributes(ast.parse("getattr(app, '_tensorviz_variants', None)\n"))
     assert app_attributes(ast.parse("vars(app).setdefault('_tensorviz_read_artifacts', {})\n"))
     assert not app_attributes(ast.parse("OUTPUT_FOLDER = '_tensorviz'\nenv.tensorviz_requests = {}\n"))
+
+
+# -- a figure kind is one package (issue 25) ----------------------------------------------------
+
+def kind_words() -> frozenset[str]:
+    """Every name a kind is known by: its data's ``kind`` and its directive, for each declared kind,
+    and the features' own names (``diagram``, ``tour``, ``activations``...)."""
+    from sphinx_tensorviz.core.kinds import declared
+    from sphinx_tensorviz.features import declare_builtin_kinds
+
+    declare_builtin_kinds()
+    features = {p.name for p in (PACKAGE / "features").rglob("*") if is_feature(["features", *p.relative_to(
+        PACKAGE / "features").parts])}
+    return frozenset({*(k.name for k in declared()), *(k.directive for k in declared()), *features,
+                      *(f"tv-{name}" for name in features)})
+
+
+def kind_comparisons(tree: ast.AST, words: frozenset[str]) -> list[str]:
+    """Every comparison of something with a kind's name (``data["kind"] == "heatmap"``,
+    ``directive in ("tv-graph", ...)``, ``case "graph":``): a stage that branches on a kind."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            operands += [e for n in node.comparators if isinstance(n, (ast.Tuple, ast.List, ast.Set)) for e in n.elts]
+            hits = [n.value for n in operands if isinstance(n, ast.Constant) and n.value in words]
+        elif isinstance(node, ast.MatchValue):
+            hits = [node.value.value] if isinstance(node.value, ast.Constant) and node.value.value in words else []
+        else:
+            continue
+        found.extend(f"line {node.lineno}: {hit!r}" for hit in hits)
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if "features" not in p.relative_to(PACKAGE).parts],
+                         ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_no_stage_branches_on_a_kind_s_name(path: Path) -> None:
+    """Outside ``features/`` the stages ask a kind's :class:`FigureKind`, never compare its name."""
+    found = kind_comparisons(ast.parse(path.read_text("utf-8")), kind_words())
+    assert not found, f"{path.name} branches on a figure kind's name: {found}"
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "render").glob("*.py")), ids=lambda p: p.name)
+def test_render_holds_only_what_every_kind_shares(path: Path) -> None:
+    """``render/`` is the page pass, the drawing model and its writers, colours, ids, the caches: no
+    module named for a kind, and no kind's name as a value in it."""
+    words = kind_words()
+    assert not [w for w in words if w.removeprefix("tv-") in path.stem.split("_")], f"{path.name} is named for a kind"
+    tree = ast.parse(path.read_text("utf-8"))
+    named = [f"line {n.lineno}: {n.value!r}" for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in words]
+    assert not named, f"render/{path.name} names a figure kind: {named}"
+
+
+def test_the_kind_checks_see_what_they_look_for() -> None:
+    words = kind_words()
+    assert {"heatmap", "graph", "tv-heatmap", "tv-graph", "sweep-check", "diagram", "tour", "activations"} <= words
+    assert kind_comparisons(ast.parse('if data["kind"] == "heatmap":\n    pass\n'), words)
+    assert kind_comparisons(ast.parse('ok = request.directive in ("tv-graph", "x")\n'), words)
+    assert kind_comparisons(ast.parse('match kind:\n    case "graph":\n        pass\n'), words)
+    assert not kind_comparisons(ast.parse('if kind.name == name:\n    pass\n'), words)

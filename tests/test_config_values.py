@@ -16,8 +16,16 @@ import pytest
 
 from conftest import copy_root, run_sphinx, warning_records
 from sphinx_tensorviz.config import CONFIG_VALUES, Settings, config_values, settings
-from sphinx_tensorviz.core.config_values import (ConfigValue, assignment_line, at_least, boolean, choice, path,
-                                                 positive, text)
+from sphinx_tensorviz.core.config_values import (
+    ConfigValue,
+    assignment_line,
+    at_least,
+    boolean,
+    choice,
+    path,
+    positive,
+    text,
+)
 
 #: conf.py value -> the warning's text, one per kind of check (choice, integer, non-negative integer,
 #: number, positive number, boolean, path, text, and the extension's own value)

@@ -22,7 +22,7 @@ from sphinx_tensorviz.features.graph.svg import draw_node, graph_drawing, graph_
 from sphinx_tensorviz.features.heatmap.pdf import heatmap_pdf
 from sphinx_tensorviz.render import mpl_writer, svg_writer
 from sphinx_tensorviz.render.bidi import FSI, PDI
-from sphinx_tensorviz.render.cell_grid import heatmap_drawing, heatmap_svg
+from sphinx_tensorviz.render.cell_grid import cell_grid_drawing, cell_grid_svg
 from sphinx_tensorviz.render.colors import make_scale
 from sphinx_tensorviz.render.shapes import Drawing, Gradient, Group, Paint, Rect, Text
 from sphinx_tensorviz.render.shapes import Path as PathShape
@@ -77,7 +77,7 @@ def _pdftotext(path: Path) -> str | None:
 
 
 def test_heatmap_shapes_have_one_cell_per_value_in_the_scale_colour_and_a_colour_bar() -> None:
-    drawing = heatmap_drawing(DATA, title="t", alt="a", colormap=None)
+    drawing = cell_grid_drawing(DATA, title="t", alt="a", colormap=None)
     shapes = _walk(drawing.children)
     scale = make_scale(DATA["values"], True, None)
     cells = [s for s in shapes if isinstance(s, Rect) and s.tooltip]
@@ -91,8 +91,8 @@ def test_heatmap_shapes_have_one_cell_per_value_in_the_scale_colour_and_a_colour
 
 
 def test_svg_writer_output_parses_and_is_byte_identical_for_the_same_input() -> None:
-    first = heatmap_svg(DATA, title="t", alt="a", colormap=None)
-    again = heatmap_svg({**DATA, "values": [list(r) for r in DATA["values"]]}, title="t", alt="a", colormap=None)
+    first = cell_grid_svg(DATA, title="t", alt="a", colormap=None)
+    again = cell_grid_svg({**DATA, "values": [list(r) for r in DATA["values"]]}, title="t", alt="a", colormap=None)
     assert first == again
     root = ET.fromstring(first)
     assert root.tag == f"{SVG}svg" and root.get("role") == "img"
@@ -126,7 +126,7 @@ def test_cleaning_twice_changes_nothing_and_still_isolates() -> None:
 
 
 def test_heatmap_pdf_shows_cells_labels_title_and_a_colour_bar(tmp_path: Path) -> None:
-    drawing = heatmap_drawing(DATA, title="Scores of $x_1$", alt="", colormap="RdBu_r")
+    drawing = cell_grid_drawing(DATA, title="Scores of $x_1$", alt="", colormap="RdBu_r")
     fig = mpl_writer.figure(drawing, heading=True)
     texts = _texts(fig)
     for label in ("Scores of $x_1$", "q0", "q_1", "k0", "k$1", "k2", "3", "\u22123", "score", "\u22122"):

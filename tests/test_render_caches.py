@@ -41,7 +41,7 @@ def calls(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
 
         monkeypatch.setattr(module, name, wrapper)
 
-    counting(heatmap_render, "heatmap_svg", "heatmap")
+    counting(heatmap_render, "cell_grid_svg", "heatmap")
     counting(graph_render, "graph_to_svg", "graph")
     counting(graph_render, "frame_files", "frames")
     counting(artifacts, "schema_errors", "schema")

@@ -61,6 +61,9 @@ class FigureKind:
     #: ``module:function`` drawing a whole sweep on one scale (else each point is its own figure)
     sweep: str | None = None
     thumbnail_render: Mapping[str, Any] = field(default_factory=dict)  #: render options of a catalogue preview
+    #: scripts its HTML figures need, in the package's ``static/`` folder, linked after the shared
+    #: helpers and before the page script (in the order the kinds were added)
+    scripts: tuple[str, ...] = ()
     #: a module with ``expected_values(artifact) -> {name: {"values", "dtype", ...}}`` (what ``run.py``
     #: compares) and ``script() -> str`` (the source of its ``reproduce()``, the same for every artifact,
     #: so no recorded value can become code); ``None``: the kind has no ``run.py``

@@ -9,6 +9,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from .html_nodes import tv_html_figure, tv_html_tag, tv_html_translated
+from .registry import registry
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
@@ -46,8 +47,9 @@ def link_assets(app: Sphinx, pagename: str, templatename: str, context: dict[str
     if doctree is not None and any(True for _ in doctree.findall(_uses_tensorviz)):
         app.add_css_file("tensorviz/tensorviz.css")
         app.add_css_file("tensorviz/tensorviz-explore.css")  # sweeps and choices
-        # deferred scripts run in order: shared helpers and module frames, graphs, then the page
+        # deferred scripts run in order: shared helpers and module frames, the kinds' own, then the page
         app.add_js_file("tensorviz/tensorviz-compose.js", loading_method="defer")
-        app.add_js_file("tensorviz/tensorviz-graph.js", loading_method="defer")
+        for script in dict.fromkeys(s for kind in registry(app).executed.values() for s in kind.scripts):
+            app.add_js_file(script, loading_method="defer")
         app.add_js_file("tensorviz/tensorviz.js", loading_method="defer")
         app.add_js_file("tensorviz/tensorviz-explore.js", loading_method="defer")  # sweeps and choices

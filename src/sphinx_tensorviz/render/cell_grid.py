@@ -1,9 +1,11 @@
-"""Draw a heatmap artifact: cells, row and column labels, and a colour bar with its ticks.
+"""A grid of coloured cells: values with row and column labels, and a colour bar with its ticks.
 
-One :class:`~.shapes.Drawing` serves both outputs: :func:`heatmap_svg` writes it as an inline,
-accessible SVG (``role="img"``, ``<title>``/``<desc>`` with page-unique ids, per-cell tooltips, text
-that follows the page's colour via ``currentColor`` so dark themes work), and
-:func:`.pdf.heatmap_pdf` draws the very same shapes for LaTeX.
+Shared drawing: a heatmap is one, and so is a recorded activation strip (a graph's checkpoint), so
+it belongs to no single kind. One :class:`~.shapes.Drawing` serves both outputs:
+:func:`cell_grid_svg` writes it as an inline, accessible SVG (``role="img"``, ``<title>``/``<desc>``
+with page-unique ids, per-cell tooltips, text that follows the page's colour via ``currentColor``
+so dark themes work), and a kind's PDF drawer (the heatmap's ``pdf.py``) hands the very same shapes
+to :func:`.mpl_writer.save_pdf` for LaTeX.
 """
 
 from __future__ import annotations
@@ -29,14 +31,14 @@ def _width(label: str) -> float:
     return len(label) * CHAR_W
 
 
-def heatmap_svg(data: dict[str, Any], *, title: str, alt: str, colormap: str | None,
+def cell_grid_svg(data: dict[str, Any], *, title: str, alt: str, colormap: str | None,
                 scale: Scale | None = None) -> str:
     """The SVG markup; ids use :data:`svg.ID_TOKEN` as their prefix. ``scale``: a colour scale
     shared with other figures (a sweep), instead of one fitted to this data."""
-    return write(heatmap_drawing(data, title=title, alt=alt, colormap=colormap, scale=scale))
+    return write(cell_grid_drawing(data, title=title, alt=alt, colormap=colormap, scale=scale))
 
 
-def heatmap_drawing(data: dict[str, Any], *, title: str, alt: str, colormap: str | None,
+def cell_grid_drawing(data: dict[str, Any], *, title: str, alt: str, colormap: str | None,
                     scale: Scale | None = None) -> Drawing:
     """The heatmap as shapes; cell values are printed in the cells of small heatmaps."""
     values, rows, cols = data["values"], data["rows"], data["columns"]

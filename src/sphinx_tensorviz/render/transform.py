@@ -139,9 +139,8 @@ def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
 def prompt(node: tensorviz_figure, render: dict[str, Any], checks: list[dict[str, Any]] | None) -> Prompt:
     """The question before the figure; warns when ``:choices-check:`` does not confirm the marked answer."""
     confirmation, problem = confirmation_of(render.get("choices-check"), checks or [])
-    if problem and checks is not None:
-        warn(f"{node['request'].directive if node['request'] else 'tv-graph'}: {problem}", Subtype.claim,
-             location=node)
+    if problem and checks is not None and node["request"] is not None:  # only executed figures have claims
+        warn(f"{node['request'].directive}: {problem}", Subtype.claim, location=node)
     return Prompt(render.get("prediction"), render.get("choices"), confirmation)
 
 

@@ -47,6 +47,7 @@ KIND = declare(FigureKind(
     parts=f"{__name__}.render:graph_parts",
     # a catalogue preview shows the top level only, without the legend: the boxes at thumbnail size
     thumbnail_render={"depth": 1, "preview": True},
+    scripts=("tensorviz/tensorviz-graph.js",),  # expand, collapse and follow a graph; its tours
     reproduce=f"{__name__}.reproduce",
     compare=f"{__name__}.verify:compare",
     summary=f"{__name__}.show:summary",

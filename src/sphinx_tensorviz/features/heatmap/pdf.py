@@ -15,9 +15,9 @@ def heatmap_pdf(data: dict[str, Any], path: Path, title: str, colormap: str,
                 limits: tuple[float, float] | None = None) -> None:
     """The heatmap with its labelled colour bar. ``limits``: the ends of a colour scale shared
     with other figures (a sweep); without them the scale fits this data, as on the page."""
-    from ...render.cell_grid import heatmap_drawing
+    from ...render.cell_grid import cell_grid_drawing
     from ...render.colors import Scale
 
     scale = Scale(colormap, limits[0], limits[1], data["diverging"]) if limits else None
     # the title is printed above the picture, as it always was: paper shows no accessible name
-    save_pdf(heatmap_drawing(data, title=title, alt="", colormap=colormap, scale=scale), path, heading=True)
+    save_pdf(cell_grid_drawing(data, title=title, alt="", colormap=colormap, scale=scale), path, heading=True)

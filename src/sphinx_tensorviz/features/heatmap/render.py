@@ -8,7 +8,7 @@ from typing import Any
 from docutils import nodes
 
 from ...render.cache import artifact_key
-from ...render.cell_grid import heatmap_svg
+from ...render.cell_grid import cell_grid_svg
 from ...render.checks import checks_list
 from ...render.colors import DIVERGING_DEFAULT, SEQUENTIAL_DEFAULT, Scale
 from ...render.numbers import fmt
@@ -31,7 +31,7 @@ def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_has
     limits = tuple(render["scale"]) if render.get("scale") else None
     scale = Scale(colormap, limits[0], limits[1], data["diverging"]) if limits else None
     svg = ctx.cache.svg(artifact_key(artifact), renderer_hash,
-                        partial(heatmap_svg, data, title=title, alt=alt, colormap=colormap, scale=scale))
+                        partial(cell_grid_svg, data, title=title, alt=alt, colormap=colormap, scale=scale))
     details: list[nodes.Node] = []
     if render.get("description"):
         details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))

@@ -212,9 +212,9 @@ _DRAWERS: dict[str, Callable[[str, dict[str, Any], str], tuple[str, Callable[[st
 # come from the drawing cache, or were kept translated (render/figure_cache.py), never loads it.
 
 def _heatmap_svg(*args: Any, **kwargs: Any) -> str:
-    from ....render.cell_grid import heatmap_svg
+    from ....render.cell_grid import cell_grid_svg
 
-    return heatmap_svg(*args, **kwargs)
+    return cell_grid_svg(*args, **kwargs)
 
 
 def _small_multiples_svg(*args: Any, **kwargs: Any) -> str:
