@@ -1,0 +1,141 @@
+"""A figure kind from outside the package is one package: ``tests/roots/test-bar-kind/barchart``.
+
+The root's ``conf.py`` adds ``barchart`` to its extensions, and that package declares ``tv-bar`` (a
+1-D result drawn as labelled bars) with everything the stages ask of a kind. Real builds of the root
+(html, latex, text), a real worker running the NumPy lesson code, the downloaded ``run.py`` run with
+this interpreter, ``tensorviz verify`` and ``tensorviz show`` on the project; and a check that the
+package itself names no such kind, so nothing outside ``barchart/`` was needed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import Build, copy_root, load_artifacts, run_sphinx, warning_records
+
+pytestmark = [pytest.mark.sphinx, pytest.mark.execution]
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "sphinx_tensorviz"
+LABELS = ["alpha", "beta", "gamma", "delta", "epsilon"]
+VALUES = [0.5, 1.5, -0.25, 2.0, 1.0]  # what index.md's code computes
+
+
+@pytest.fixture(scope="module")
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A user cache of the module's own: drawings kept by other tests never answer these builds."""
+    cache = tmp_path_factory.mktemp("user-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(cache))
+        yield cache
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> Path:
+    return copy_root("bar-kind", tmp_path_factory.mktemp("bar") / "src")
+
+
+@pytest.fixture(scope="module")
+def html(project: Path) -> Build:
+    return run_sphinx(project, "html")
+
+
+@pytest.fixture(scope="module")
+def artifact(project: Path, html: Build) -> dict:
+    found = load_artifacts(project)
+    assert len(found) == 1, found
+    return next(iter(found.values()))
+
+
+def test_the_html_build_executes_and_draws_the_bars_without_a_warning(html: Build) -> None:
+    assert html.statuscode == 0 and warning_records(html.warnings) == [], html.warnings
+    assert html.summary == (1, 0, 0)
+    page = html.html("index")
+    svg = re.search(r'<svg[^>]*class="[^"]*tv-svg-bar[^"]*".*?</svg>', page, re.S)
+    assert svg is not None, "no bar chart SVG on the page"
+    tooltips = re.findall(r"<rect[^>]*>\s*<title>([^<]+)</title>", svg.group(0))
+    assert [t.split(":")[0] for t in tooltips] == LABELS, tooltips
+    assert "the tallest is delta" in page  # the alt text, made from the data
+    assert "tv-data-table" in page and all(f">{label}<" in page for label in LABELS)
+
+
+def test_the_artifact_holds_bar_data_that_its_kind_s_schema_accepts(artifact: dict) -> None:
+    from sphinx_tensorviz.store.schema import schema_errors
+
+    data = artifact["data"]
+    assert data["kind"] == "bar" and data["labels"] == LABELS and data["unit"] == "score"
+    assert data["values"] == pytest.approx(VALUES)
+    assert schema_errors(artifact) == []
+    assert schema_errors({**artifact, "data": {**data, "labels": LABELS[:2]}}) == ["data: 2 labels for 5 values"]
+
+
+def test_latex_includes_a_pdf_drawn_for_the_figure(project: Path, html: Build) -> None:
+    built = run_sphinx(project, "latex")
+    assert built.statuscode == 0 and warning_records(built.warnings) == [], built.warnings
+    assert built.summary == (0, 1, 0)  # drawn from the artifact the html build stored
+    tex = "\n".join(path.read_text("utf-8") for path in built.outdir.glob("*.tex"))
+    names = re.findall(r"\\includegraphics(?:\[[^]]*\])?\{([^}]+\.pdf)\}", tex)
+    assert len(names) == 1, names
+    assert (built.outdir / names[0]).read_bytes().startswith(b"%PDF")
+
+
+def test_text_shows_the_alt_text_and_the_table(project: Path, html: Build) -> None:
+    built = run_sphinx(project, "text")
+    assert built.statuscode == 0 and warning_records(built.warnings) == [], built.warnings
+    text = " ".join((built.outdir / "index.txt").read_text("utf-8").split())  # lines wrapped at 70
+    assert "Bar chart of 5 bars of score; the tallest is delta at 2." in text
+    assert "Data: score" in text and all(label in text for label in LABELS)
+
+
+def test_the_downloaded_run_py_reproduces_the_bars(html: Build, artifact: dict, tmp_path: Path) -> None:
+    archives = list((html.outdir / "_tensorviz" / artifact["contentHash"][:16]).glob("reproduce-*.zip"))
+    assert len(archives) == 1, archives
+    with zipfile.ZipFile(archives[0]) as archive:
+        archive.extractall(tmp_path)
+    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    done = subprocess.run([sys.executable, "run.py", "--check"], cwd=folder, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": ""})
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["arrays"]["values"]["ok"] and report["reproduced"]["values"] == pytest.approx(VALUES)
+
+
+def test_tensorviz_verify_and_show_know_the_kind(project: Path, artifact: dict,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from sphinx_tensorviz.cli import main
+
+    capsys.readouterr()
+    assert main(["verify", str(project)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^ok\s+index\.md:\d+ tv-bar .*compared 5 values", out, re.M), out
+    assert main(["show", artifact["contentHash"][:12], str(project)]) == 0
+    out = capsys.readouterr().out
+    assert "bar chart of score, 5 bars (alpha, beta, gamma, delta, epsilon), from -0.25 to 2" in out, out
+
+
+def test_too_many_bars_is_a_located_limit_warning_naming_its_value(tmp_path: Path, user_cache: Path) -> None:
+    src = copy_root("bar-kind", tmp_path / "src")
+    built = run_sphinx(src, "html", confoverrides={"tensorviz_max_bars": 3})
+    line = next(n for n, text in enumerate((src / "index.md").read_text("utf-8").splitlines(), 1)
+                if text.startswith("```{tv-bar}"))
+    found = [w for w in built.tensorviz_warnings() if "[tensorviz.limit]" in w]
+    assert len(found) == 1, built.warnings
+    assert f"index.md:{line}:" in found[0] and "5 bars is over tensorviz_max_bars = 3" in found[0]
+    assert load_artifacts(src) == {}  # nothing stored over the limit
+
+
+def test_the_package_names_no_such_kind() -> None:
+    """Everything ``tv-bar`` needed is in ``barchart/``: the package mentions it nowhere."""
+    mentions = [f"{path.relative_to(PACKAGE)}:{number}"
+                for path in sorted(PACKAGE.rglob("*")) if path.is_file() and path.suffix in {".py", ".json", ".css", ".js"}
+                for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+                if re.search(r"""["']bar["']|tv-bar\b|barchart""", line)]
+    assert mentions == []
