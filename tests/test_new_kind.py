@@ -20,13 +20,29 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Build, copy_root, load_artifacts, run_sphinx, warning_records
+from conftest import ROOTS, Build, copy_root, edit, load_artifacts, run_sphinx, warning_records
 
 pytestmark = [pytest.mark.sphinx, pytest.mark.execution]
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "sphinx_tensorviz"
 LABELS = ["alpha", "beta", "gamma", "delta", "epsilon"]
 VALUES = [0.5, 1.5, -0.25, 2.0, 1.0]  # what index.md's code computes
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _the_kind_leaves_with_this_module() -> Iterator[None]:
+    """The catalogue of kinds is process-wide (as Python's modules are): the kind this module's builds
+    declare, the import path ``conf.py`` adds and the ``barchart`` modules go when it ends, so later
+    tests see the package's kinds only."""
+    from sphinx_tensorviz.core import kinds
+
+    path = list(sys.path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kinds, "_DECLARED", dict(kinds._DECLARED))
+        yield
+    sys.path[:] = path
+    for name in [m for m in sys.modules if m == "barchart" or m.startswith("barchart.")]:
+        del sys.modules[name]
 
 
 @pytest.fixture(scope="module")
@@ -132,10 +148,40 @@ def test_too_many_bars_is_a_located_limit_warning_naming_its_value(tmp_path: Pat
     assert load_artifacts(src) == {}  # nothing stored over the limit
 
 
+def test_editing_the_kind_s_own_code_redraws_its_figure(tmp_path: Path) -> None:
+    """What the machine keeps between builds (drawings, translated figures) is keyed by the kind's
+    own files too: a new colour in ``barchart/drawing.py``, then new words in ``barchart/render.py``,
+    show in the next build into a fresh output folder, the artifact, page and package unchanged.
+    Each build is a ``sphinx-build`` of its own, as an author runs it after editing the kind."""
+    src = copy_root("bar-kind", tmp_path / "src")
+    environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "user-cache")}
+
+    def build(out: str) -> str:
+        command = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(tmp_path / out)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=environment)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return (tmp_path / out / "index.html").read_text("utf-8")
+
+    first = build("first")
+    assert 'fill="#3b6ea8"' in first and "the tallest is delta" in first
+    edit(src / "barchart" / "drawing.py", 'Paint(fill="#3b6ea8")', 'Paint(fill="#8a3b12")')  # a helper module
+    second = build("second")
+    assert 'fill="#8a3b12"' in second and 'fill="#3b6ea8"' not in second
+    edit(src / "barchart" / "render.py", "the tallest is", "the highest bar is")  # the module the kind names
+    third = build("third")
+    assert "the highest bar is delta" in third and "the tallest is" not in third
+
+
+def mentions_of_the_kind(folder: Path) -> list[str]:
+    """``file:line`` of each line under ``folder`` that names the kind, its directive or its package."""
+    return [f"{path.relative_to(folder)}:{number}"
+            for path in sorted(folder.rglob("*")) if path.suffix in {".py", ".json", ".css", ".js"}
+            for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+            if re.search(r"""["']bar["']|tv-bar\b|barchart""", line)]
+
+
 def test_the_package_names_no_such_kind() -> None:
-    """Everything ``tv-bar`` needed is in ``barchart/``: the package mentions it nowhere."""
-    mentions = [f"{path.relative_to(PACKAGE)}:{number}"
-                for path in sorted(PACKAGE.rglob("*")) if path.is_file() and path.suffix in {".py", ".json", ".css", ".js"}
-                for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
-                if re.search(r"""["']bar["']|tv-bar\b|barchart""", line)]
-    assert mentions == []
+    """Everything ``tv-bar`` needed is in ``barchart/``: the package mentions it nowhere (while the
+    same search finds it in the kind's own package)."""
+    assert mentions_of_the_kind(ROOTS / "test-bar-kind" / "barchart")
+    assert mentions_of_the_kind(PACKAGE) == []

@@ -3,7 +3,7 @@ in this package: add ``"barchart"`` to ``extensions`` and nothing of the package
 
 :data:`KIND` tells every stage where its part of the kind is: the directive (:mod:`.directive`), the
 worker's entry (:mod:`.run`), the store's checks (``schema.json``, :mod:`.checks`), the drawing
-(:mod:`.render`), and what ``run.py``, ``tensorviz verify`` and ``tensorviz show`` do with it
+(:mod:`.render`, :mod:`.drawing`), and what ``run.py``, ``tensorviz verify`` and ``tensorviz show`` do with it
 (:mod:`.reproduce`, :mod:`.verify`, :mod:`.show`). Declaring names code by ``module:function`` and
 imports none of it, so a worker that imports this package loads neither Sphinx nor the drawing.
 """
@@ -26,7 +26,8 @@ KIND = declare(FigureKind(
     consistency=f"{__name__}.checks:consistency_errors",
     limits=(SizeLimit(BARS, ConfigValue("tensorviz_max_bars", DEFAULT_BARS, (int,), """
             The most bars `tv-bar` draws: past a few dozen, labels overlap and a table reads better.
-            """, check=at_least(1, integer=True), rebuild="", topic="limits"), f"{__name__}.checks:data_bars_problem"),),
+            """, check=at_least(1, integer=True), rebuild="", topic="limits"),
+        f"{__name__}.checks:data_bars_problem"),),
     parts=f"{__name__}.render:bar_parts",
     reproduce=f"{__name__}.reproduce",
     compare=f"{__name__}.verify:compare",

@@ -8,4 +8,5 @@ from typing import Any
 def summary(data: dict[str, Any]) -> str:
     values = data["values"]
     unit = f" of {data['unit']}" if data.get("unit") else ""
-    return f"bar chart{unit}, {len(values)} bars ({', '.join(data['labels'])}), from {min(values):.4g} to {max(values):.4g}"
+    return (f"bar chart{unit}, {len(values)} bars ({', '.join(data['labels'])}), "
+            f"from {min(values):.4g} to {max(values):.4g}")
