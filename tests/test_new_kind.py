@@ -148,19 +148,25 @@ def test_too_many_bars_is_a_located_limit_warning_naming_its_value(tmp_path: Pat
     assert load_artifacts(src) == {}  # nothing stored over the limit
 
 
+def sphinx_build(src: Path, out: Path, *options: str, cache: Path) -> str:
+    """``sphinx-build -W -b html`` in a process of its own (a fresh interpreter, as an author runs it:
+    ``barchart`` is imported from ``src``); returns the page."""
+    command = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", *options, str(src), str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "XDG_CACHE_HOME": str(cache)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    return (out / "index.html").read_text("utf-8")
+
+
 def test_editing_the_kind_s_own_code_redraws_its_figure(tmp_path: Path) -> None:
     """What the machine keeps between builds (drawings, translated figures) is keyed by the kind's
     own files too: a new colour in ``barchart/drawing.py``, then new words in ``barchart/render.py``,
     show in the next build into a fresh output folder, the artifact, page and package unchanged.
     Each build is a ``sphinx-build`` of its own, as an author runs it after editing the kind."""
     src = copy_root("bar-kind", tmp_path / "src")
-    environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "user-cache")}
 
     def build(out: str) -> str:
-        command = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(tmp_path / out)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=environment)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return (tmp_path / out / "index.html").read_text("utf-8")
+        return sphinx_build(src, tmp_path / out, cache=tmp_path / "user-cache")
 
     first = build("first")
     assert 'fill="#3b6ea8"' in first and "the tallest is delta" in first
@@ -170,6 +176,30 @@ def test_editing_the_kind_s_own_code_redraws_its_figure(tmp_path: Path) -> None:
     edit(src / "barchart" / "render.py", "the tallest is", "the highest bar is")  # the module the kind names
     third = build("third")
     assert "the highest bar is delta" in third and "the tallest is" not in third
+
+
+def test_a_kind_in_a_folder_conf_py_adds_to_sys_path_runs_in_the_worker(tmp_path: Path) -> None:
+    """The usual place of a project's own extension is ``_ext/``, which ``conf.py`` puts on ``sys.path``
+    of the build, not of the worker: the job names the folder the kind's package is in."""
+    src = copy_root("bar-kind", tmp_path / "src")
+    (src / "_ext").mkdir()
+    (src / "barchart").rename(src / "_ext" / "barchart")
+    edit(src / "conf.py", "sys.path.insert(0, os.path.dirname(__file__))",
+         'sys.path.insert(0, os.path.join(os.path.dirname(__file__), "_ext"))')
+    page = sphinx_build(src, tmp_path / "out", "-D", "tensorviz_worker_pool=0", cache=tmp_path / "user-cache")
+    assert "the tallest is delta" in page
+    assert [a["data"]["kind"] for a in load_artifacts(src).values()] == ["bar"]
+
+
+def test_a_dask_worker_gets_the_kind_with_the_job(tmp_path: Path) -> None:
+    """A job run by Dask carries its lesson's files, and now the files of a kind the course declares
+    itself: the Dask worker's folder for the job is all the worker sees of the course."""
+    pytest.importorskip("distributed", reason="the [dask] extra is not installed")
+    src = copy_root("bar-kind", tmp_path / "src")
+    page = sphinx_build(src, tmp_path / "out", "-D", "tensorviz_executor=dask-local", cache=tmp_path / "user-cache")
+    assert "the tallest is delta" in page
+    [stored] = load_artifacts(src).values()
+    assert stored["data"]["kind"] == "bar" and stored["data"]["values"] == pytest.approx(VALUES)
 
 
 def mentions_of_the_kind(folder: Path) -> list[str]:
