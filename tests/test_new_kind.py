@@ -178,15 +178,22 @@ def test_editing_the_kind_s_own_code_redraws_its_figure(tmp_path: Path) -> None:
     assert "the highest bar is delta" in third and "the tallest is" not in third
 
 
-def test_a_kind_in_a_folder_conf_py_adds_to_sys_path_runs_in_the_worker(tmp_path: Path) -> None:
+@pytest.mark.parametrize("worker", ["fresh", "sandboxed"])
+def test_a_kind_in_a_folder_conf_py_adds_to_sys_path_runs_in_the_worker(tmp_path: Path, worker: str) -> None:
     """The usual place of a project's own extension is ``_ext/``, which ``conf.py`` puts on ``sys.path``
-    of the build, not of the worker: the job names the folder the kind's package is in."""
+    of the build, not of the worker: the job names the folder the kind's package is in (a fresh worker
+    process, and one in the bubblewrap sandbox, which sees the course's folder only)."""
+    from sphinx_tensorviz.execute.sandbox import sandbox_problem
+
+    if worker == "sandboxed" and sandbox_problem("bwrap"):
+        pytest.skip(f"the bwrap sandbox cannot run here: {sandbox_problem('bwrap')}")
     src = copy_root("bar-kind", tmp_path / "src")
     (src / "_ext").mkdir()
     (src / "barchart").rename(src / "_ext" / "barchart")
     edit(src / "conf.py", "sys.path.insert(0, os.path.dirname(__file__))",
          'sys.path.insert(0, os.path.join(os.path.dirname(__file__), "_ext"))')
-    page = sphinx_build(src, tmp_path / "out", "-D", "tensorviz_worker_pool=0", cache=tmp_path / "user-cache")
+    setting = "tensorviz_worker_pool=0" if worker == "fresh" else "tensorviz_sandbox=bwrap"
+    page = sphinx_build(src, tmp_path / "out", "-D", setting, cache=tmp_path / "user-cache")
     assert "the tallest is delta" in page
     assert [a["data"]["kind"] for a in load_artifacts(src).values()] == ["bar"]
 
