@@ -20,13 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOTS, Build, copy_root, edit, load_artifacts, run_sphinx, warning_records
+from conftest import ROOTS, Build, copy_root, directive_lines, edit, load_artifacts, run_sphinx, warning_records
 
 pytestmark = [pytest.mark.sphinx, pytest.mark.execution]
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "sphinx_tensorviz"
 LABELS = ["alpha", "beta", "gamma", "delta", "epsilon"]
 VALUES = [0.5, 1.5, -0.25, 2.0, 1.0]  # what index.md's code computes
+[LINE] = directive_lines(ROOTS / "test-bar-kind" / "index.md", "tv-bar")  # where its warnings point
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -140,20 +141,23 @@ def test_tensorviz_verify_and_show_know_the_kind(project: Path, artifact: dict,
 def test_too_many_bars_is_a_located_limit_warning_naming_its_value(tmp_path: Path, user_cache: Path) -> None:
     src = copy_root("bar-kind", tmp_path / "src")
     built = run_sphinx(src, "html", confoverrides={"tensorviz_max_bars": 3})
-    line = next(n for n, text in enumerate((src / "index.md").read_text("utf-8").splitlines(), 1)
-                if text.startswith("```{tv-bar}"))
     found = [w for w in built.tensorviz_warnings() if "[tensorviz.limit]" in w]
     assert len(found) == 1, built.warnings
-    assert f"index.md:{line}:" in found[0] and "5 bars is over tensorviz_max_bars = 3" in found[0]
+    assert f"index.md:{LINE}:" in found[0] and "5 bars is over tensorviz_max_bars = 3" in found[0]
     assert load_artifacts(src) == {}  # nothing stored over the limit
 
 
-def sphinx_build(src: Path, out: Path, *options: str, cache: Path) -> str:
-    """``sphinx-build -W -b html`` in a process of its own (a fresh interpreter, as an author runs it:
-    ``barchart`` is imported from ``src``); returns the page."""
-    command = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", *options, str(src), str(out)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+def sphinx_process(src: Path, out: Path, *options: str, cache: Path) -> subprocess.CompletedProcess[str]:
+    """``sphinx-build -q -b html`` in a process of its own: a fresh interpreter, as an author runs it,
+    so ``barchart`` is imported from where ``src/conf.py`` says."""
+    command = [sys.executable, "-m", "sphinx", "-q", "-b", "html", *options, str(src), str(out)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "XDG_CACHE_HOME": str(cache)})
+
+
+def sphinx_build(src: Path, out: Path, *options: str, cache: Path) -> str:
+    """:func:`sphinx_process` with ``-W``, which must succeed; returns the page."""
+    done = sphinx_process(src, out, "-W", *options, cache=cache)
     assert done.returncode == 0, done.stdout + done.stderr
     return (out / "index.html").read_text("utf-8")
 
@@ -196,6 +200,22 @@ def test_a_kind_in_a_folder_conf_py_adds_to_sys_path_runs_in_the_worker(tmp_path
     page = sphinx_build(src, tmp_path / "out", "-D", setting, cache=tmp_path / "user-cache")
     assert "the tallest is delta" in page
     assert [a["data"]["kind"] for a in load_artifacts(src).values()] == ["bar"]
+
+
+def test_a_kind_the_worker_cannot_import_is_named_in_a_located_warning(tmp_path: Path) -> None:
+    """A kind outside the course's folder (here a folder ``conf.py`` adds to the build's ``sys.path``)
+    is not the worker's to import; the warning says so and where a kind must be, not that the lesson
+    code failed with an import error of the package's machinery."""
+    src = copy_root("bar-kind", tmp_path / "src")
+    (src / "barchart").rename(tmp_path / "barchart")
+    edit(src / "conf.py", "sys.path.insert(0, os.path.dirname(__file__))", f"sys.path.insert(0, {str(tmp_path)!r})")
+    done = sphinx_process(src, tmp_path / "out", "-D", "tensorviz_worker_pool=0", cache=tmp_path / "user-cache")
+    found = [w for w in warning_records(done.stderr) if "[tensorviz." in w]
+    assert len(found) == 1, done.stderr
+    assert found[0].startswith(f"{src / 'index.md'}:{LINE}: WARNING: tv-bar: ") and "[tensorviz.bad_result]" in found[0]
+    assert ("the worker cannot import the figure kind's entry barchart.run:run_bar (No module named 'barchart')"
+            in found[0]), found[0]
+    assert "importlib" not in found[0]  # no traceback through the import machinery
 
 
 def test_a_dask_worker_gets_the_kind_with_the_job(tmp_path: Path) -> None:
