@@ -138,6 +138,28 @@ def test_tensorviz_verify_and_show_know_the_kind(project: Path, artifact: dict,
     assert "bar chart of score, 5 bars (alpha, beta, gamma, delta, epsilon), from -0.25 to 2" in out, out
 
 
+def test_push_copies_the_kind_s_artifacts_once_the_course_s_extensions_are_set_up(
+        project: Path, artifact: dict, tmp_path: Path) -> None:
+    """``tensorviz push`` reads no project, so it knows the package's kinds only: a bar artifact is
+    refused, by name and without a traceback, unless ``-c`` names the folder of the course's ``conf.py``,
+    whose extensions then declare their kinds. In processes of their own: this one knows ``bar``."""
+    name = f"{artifact['contentHash']}.json"
+
+    def push(*options: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "sphinx_tensorviz", "push", *options, str(project / "tensorviz_artifacts"),
+                   str(tmp_path / "bucket")]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+    refused = push()
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+    assert f"not copied: {name} " in refused.stderr, refused.stderr
+    assert "no figure kind named 'bar'" in refused.stderr and not (tmp_path / "bucket" / name).exists()
+    copied = push("-c", str(project))
+    assert copied.returncode == 0, copied.stdout + copied.stderr
+    assert "1 artifact(s) copied" in copied.stdout
+    assert (tmp_path / "bucket" / name).read_bytes() == (project / "tensorviz_artifacts" / name).read_bytes()
+
+
 def test_too_many_bars_is_a_located_limit_warning_naming_its_value(tmp_path: Path, user_cache: Path) -> None:
     src = copy_root("bar-kind", tmp_path / "src")
     built = run_sphinx(src, "html", confoverrides={"tensorviz_max_bars": 3})
