@@ -3,9 +3,10 @@ in this package: add ``"barchart"`` to ``extensions`` and nothing of the package
 
 :data:`KIND` tells every stage where its part of the kind is: the directive (:mod:`.directive`), the
 worker's entry (:mod:`.run`), the store's checks (``schema.json``, :mod:`.checks`), the drawing
-(:mod:`.render`, :mod:`.drawing`), and what ``run.py``, ``tensorviz verify`` and ``tensorviz show`` do with it
-(:mod:`.reproduce`, :mod:`.verify`, :mod:`.show`). Declaring names code by ``module:function`` and
-imports none of it, so a worker that imports this package loads neither Sphinx nor the drawing.
+(:mod:`.render`, :mod:`.drawing`), and what ``run.py``, ``tensorviz verify`` and ``tensorviz show``
+do with it (:mod:`.reproduce`, :mod:`.verify`, :mod:`.show`). A declaration names code by
+``module:function`` and imports none of it, so a worker that imports this package for :mod:`.run`
+loads neither Sphinx nor the drawing.
 """
 
 from __future__ import annotations

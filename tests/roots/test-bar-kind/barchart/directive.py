@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from sphinx_tensorviz.read import options as opt
 from sphinx_tensorviz.read.directives import Converter, ExecutedDirective
@@ -15,7 +15,4 @@ class BarDirective(ExecutedDirective):
 
     kind = KIND
     extra_options: ClassVar[dict[str, Converter]] = {"labels": opt.labels, "unit": opt.text}
-    result_options = ("labels", "unit")  # hashed: they are stored in the artifact
-
-    def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
-        return {"labels": values.get("labels"), "unit": values.get("unit", "")}
+    result_options = ("labels", "unit")  # hashed with the code: they are stored in the artifact

@@ -19,19 +19,29 @@ from .checks import bars_problem
 
 @worker_entry
 def run_bar(module: types.ModuleType, job: Job) -> dict[str, Any]:
+    """The lesson's value as ``{"kind": "bar", "values", "labels", "unit", "dtype"}``; the size limit is
+    checked before the values are copied, so a huge result costs its shape only."""
     value = lesson_value(module, job)
     values = to_numpy(value)
     if values.ndim != 1 or values.size == 0:
         raise BadResult(f"a bar chart needs a non-empty 1-D array, got shape {tuple(values.shape)}")
     problem = bars_problem(values.size, Limits.from_job(job.limits).figures.get(BARS, DEFAULT_BARS))
-    if problem:  # before the values are copied into the result
+    if problem:
         raise LimitExceeded(problem, BARS)
     if not np.isfinite(values).all():
         raise BadResult("some values are NaN or infinite")
-    labels = job.options.get("labels") or "bar {i}"
-    if isinstance(labels, str):
-        labels = [labels.format(i=i) for i in range(values.size)]
-    if len(labels) != values.size:
-        raise BadResult(f"{len(labels)} labels for {values.size} values")
-    return {"data": {"kind": "bar", "values": values.tolist(), "labels": [str(label) for label in labels],
-                     "unit": job.options.get("unit", ""), "dtype": dtype_name(value)}}
+    labels = bar_labels(job.options.get("labels"), values.size)
+    return {"data": {"kind": "bar", "values": values.tolist(), "labels": labels, "unit": job.options.get("unit") or "",
+                     "dtype": dtype_name(value)}}
+
+
+def bar_labels(spec: Any, count: int) -> list[str]:
+    """The ``:labels:`` list, or its pattern (``token {i}``) filled in for each bar."""
+    if isinstance(spec, list):
+        if len(spec) != count:
+            raise BadResult(f"{len(spec)} labels given for {count} bars")
+        return [str(label) for label in spec]
+    try:
+        return [str(spec or "bar {i}").format(i=i) for i in range(count)]
+    except (KeyError, IndexError, ValueError) as exc:
+        raise BadResult(f"bad :labels: pattern {spec!r} ({exc}): write {{i}} for the bar's number") from None
