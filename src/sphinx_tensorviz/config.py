@@ -208,9 +208,9 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
         the content hashes of the artifacts it is drawn from (for checkpoints and tours, their graph's),
         the figure's directive and options, the page, the builder and its translator, the whole
         configuration (`conf.py` itself and any `docutils.conf` included), and the versions of Sphinx,
-        docutils, Pygments and this package (and the files of the packages that other extensions' figure
-        kinds draw with), so a page built from it is byte-for-byte the page drawn
-        anew. A figure that warned is never kept (its warning would be lost), nor one that holds content
+        docutils, Pygments and this package (and the files of the packages that other extensions'
+        figure kinds draw with), so a page built from it is byte-for-byte the page drawn anew. A figure
+        that warned is never kept (its warning would be lost), nor one that holds content
         whose HTML depends on the rest of the page (displayed math, math drawn as images, images,
         cross-references; inline math is kept when MathJax renders it, and its page still loads
         MathJax). Whatever this says, the artifacts this machine has checked against the schema are

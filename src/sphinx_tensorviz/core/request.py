@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from importlib.util import find_spec
 from dataclasses import dataclass, field
 from functools import cache, cached_property
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
