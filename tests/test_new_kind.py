@@ -5,6 +5,11 @@ The root's ``conf.py`` adds ``barchart`` to its extensions, and that package dec
 (html, latex, text), a real worker running the NumPy lesson code, the downloaded ``run.py`` run with
 this interpreter, ``tensorviz verify`` and ``tensorviz show`` on the project; and a check that the
 package itself names no such kind, so nothing outside ``barchart/`` was needed.
+
+Then what a kind from outside met in the package, each in ``sphinx-build`` processes of their own:
+an edit of the kind's drawing redraws it; the kind may live in ``_ext/`` (fresh and sandboxed
+workers) and runs on Dask; a kind the worker cannot import is said as such; ``tensorviz push -c``
+copies its artifacts.
 """
 
 from __future__ import annotations
