@@ -195,11 +195,11 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
         `True`: drawn figures (the SVG of each figure, a graph's outline and its per-module
         layout data) are kept in `$XDG_CACHE_HOME/sphinx-tensorviz/drawings`
         (`~/.cache/sphinx-tensorviz/drawings`), named by the recording and the renderer hash (the
-        drawing code and the render options), so a fresh output folder, a clean build or another
-        checkout of the course draws nothing this machine drew before. An entry is only a copy of what
-        the drawing code would make again; entries unused for 30 days are removed (the cache is looked
-        over at most once a day, by the first build of the day). `False` keeps them in the doctree
-        folder instead, cleared with it.
+        drawing code, a figure kind's own package from another extension included, and the render
+        options), so a fresh output folder, a clean build or another checkout of the course draws
+        nothing this machine drew before. An entry is only a copy of what the drawing code would make
+        again; entries unused for 30 days are removed (the cache is looked over at most once a day, by
+        the first build of the day). `False` keeps them in the doctree folder instead, cleared with it.
 
         For the `html`, `dirhtml` and `singlehtml` builders the same folder also keeps each translated
         figure: its HTML, the words the search index reads in it and the files it puts next to its page
@@ -208,8 +208,9 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
         the content hashes of the artifacts it is drawn from (for checkpoints and tours, their graph's),
         the figure's directive and options, the page, the builder and its translator, the whole
         configuration (`conf.py` itself and any `docutils.conf` included), and the versions of Sphinx,
-        docutils, Pygments and this package, so a page built from it is byte-for-byte the page drawn
-        anew. A figure that warned is never kept (its warning would be lost), nor one that holds content
+        docutils, Pygments and this package (and the files of the packages that other extensions'
+        figure kinds draw with), so a page built from it is byte-for-byte the page drawn anew. A figure
+        that warned is never kept (its warning would be lost), nor one that holds content
         whose HTML depends on the rest of the page (displayed math, math drawn as images, images,
         cross-references; inline math is kept when MathJax renders it, and its page still loads
         MathJax). Whatever this says, the artifacts this machine has checked against the schema are

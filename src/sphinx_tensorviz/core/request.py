@@ -11,6 +11,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cache, cached_property
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -79,8 +80,13 @@ class ExecutionRequest:
 
     @property
     def renderer_hash(self) -> str:
-        """Computed when used (never pickled with the environment), so new drawing code redraws."""
-        return digest({"renderer": renderer_fingerprint(), "directive": self.directive, **self.render})
+        """Computed when used (never pickled with the environment), so new drawing code redraws: the
+        package's, and a kind's from elsewhere (its package, found from its worker entry)."""
+        drawn_with = {"renderer": renderer_fingerprint(), "directive": self.directive, **self.render}
+        outside = kind_code_fingerprint(self.runner)
+        if outside:  # only for a kind from elsewhere, so the package's kinds keep their hashes
+            drawn_with["kindCode"] = outside
+        return digest(drawn_with)
 
 
 @cache
@@ -98,5 +104,46 @@ def renderer_fingerprint() -> str:
     hashed = hashlib.sha256(f"{__version__}:".encode())
     for name, content in sorted((p.relative_to(package).as_posix(), p.read_bytes()) for p in files):
         hashed.update(f"{name}:{len(content)}:".encode())  # name and length: no two file sets hash alike
+        hashed.update(content)
+    return hashed.hexdigest()
+
+
+def package_files(module: str) -> dict[str, Path]:
+    """The ``.py`` and ``.json`` files of the package that holds ``module`` (of ``module`` itself when it
+    is a package, or only its file when it is a top-level module), by name relative to that package's
+    folder; empty when it cannot be found.
+
+    What a figure kind from outside this package draws with: its drawing imports its own helpers, so
+    the module a declaration names is not enough. Found by import spec, not imported (by the time a
+    figure is drawn the package is imported anyway, as an extension of the build).
+    """
+    try:
+        spec = find_spec(module)
+    except (ImportError, ValueError):
+        return {}
+    origin = Path(spec.origin) if spec is not None and spec.origin else None
+    if origin is None or not origin.is_file():
+        return {}
+    if spec.submodule_search_locations is None and "." not in module:
+        return {origin.name: origin}
+    folder = origin.parent
+    return {p.relative_to(folder).as_posix(): p
+            for p in sorted(p for pattern in ("*.py", "*.json") for p in folder.rglob(pattern)) if p.is_file()}
+
+
+@cache
+def kind_code_fingerprint(runner: str) -> str:
+    """The content of a figure kind's package, found from its worker entry (``module:function``), when
+    the kind comes from elsewhere; ``""`` for the package's own kinds, which
+    :func:`renderer_fingerprint` covers. Computed once a process, as the package's own fingerprint;
+    names relative to the package, so a second checkout of a course shares the drawings."""
+    module = runner.partition(":")[0]
+    if not module or module.split(".")[0] == __name__.split(".")[0]:
+        return ""
+    package = module.rpartition(".")[0] or module  # the entry's package: the kind is one package
+    hashed = hashlib.sha256()
+    for name, path in package_files(package).items():
+        content = path.read_bytes()
+        hashed.update(f"{name}:{len(content)}:".encode())
         hashed.update(content)
     return hashed.hexdigest()

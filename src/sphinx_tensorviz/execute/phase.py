@@ -23,6 +23,7 @@ from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.build import build_store
 from ..warnings_ import Subtype, warn
+from .course_kinds import course_kind
 from .fingerprint import EnvironmentCheck
 from .worker.sweep_check import sweep_job_points
 
@@ -168,6 +169,9 @@ def job_for(request: ExecutionRequest, env: BuildEnvironment, store: ArtifactSto
     else:
         entry = srcdir / request.entry
         place = {"entry_path": str(entry), "search_path": (str(entry.parent), str(srcdir))}
+    kind = course_kind(request.runner, srcdir)  # a kind the course keeps in a folder of its own (``_ext/``)
+    if kind is not None and str(kind.folder) not in place["search_path"]:
+        place["search_path"] = (*place["search_path"], str(kind.folder))
     return Job(
         directive=request.directive, runner=request.runner, backend=request.backend,
         seed=request.seed, function=request.function, inputs=request.inputs, options=request.options,

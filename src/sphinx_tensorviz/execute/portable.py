@@ -4,10 +4,11 @@ A local job names files by absolute path (``srcdir``, ``entryPath``, ``searchPat
 :func:`portable_job` replaces them by paths relative to the source folder and adds
 the files' text (``sources``): the entry file and every project-local module it
 imports, exactly the files whose hashes are part of the content hash (the job's
-``files``). A file that changed since the build read it is refused, since its
-result would be stored under the old hash. :func:`materialise` writes the files
-into a private folder on the machine that runs the job and turns the job back into
-a local one.
+``files``), and the package of a figure kind the course keeps in its folder
+(:mod:`.course_kinds`), whose worker entry the job runs. A file that changed since
+the build read it is refused, since its result would be stored under the old hash.
+:func:`materialise` writes the files into a private folder on the machine that runs
+the job and turns the job back into a local one.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from ..core.hashing import sha256_text
 from ..core.protocol import Job
 from ..core.request import INLINE
+from .course_kinds import course_kind
 
 
 class PortableJobError(ValueError):
@@ -39,6 +41,12 @@ def portable_job(job: Job) -> Job:
         if sha256_text(text) != expected:
             raise PortableJobError(f"{relative} changed since the build read it; build again")
         sources[relative] = text
+    kind = course_kind(job.runner, srcdir)  # the worker imports the kind's entry from the course's folder
+    for relative, path in kind.files.items() if kind is not None else ():
+        try:
+            sources.setdefault(relative, path.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PortableJobError(f"{relative} (of the figure kind {job.runner}) cannot be read ({exc})") from None
 
     def inside(path: str) -> str:
         return Path(path).relative_to(srcdir).as_posix()

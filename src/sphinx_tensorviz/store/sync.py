@@ -43,7 +43,10 @@ def copy_store(source: ArtifactStore, target: ArtifactStore, failures: bool = Fa
         if isinstance(found, StoreProblem):
             return content_hash, f"{found.path.name} {found.reason}"
         if found is not None:
-            target.write_artifact(found)
+            try:  # validated again: this process may not know a kind the source's reader trusted
+                target.write_artifact(found)
+            except ValueError as exc:
+                return content_hash, f"{content_hash}.json is refused by the target: {exc}"
         return content_hash, None
 
     with ThreadPoolExecutor(max_workers=WRITERS) as pool:  # remote writes wait on the network, not the CPU

@@ -42,7 +42,13 @@ def runner_of(job: Job) -> Runner:
     """The function the job's ``runner`` names (its kind's worker entry, copied into the job by the
     build), imported only now: the worker never imports a figure kind it does not run."""
     module, _, name = job.runner.partition(":")
-    function = getattr(importlib.import_module(module), name, None)
+    try:
+        function = getattr(importlib.import_module(module), name, None)
+    except ImportError as exc:  # not the lesson's error: where the kind is, or what it needs, is not here
+        raise BadResult(f"the worker cannot import the figure kind's entry {job.runner} ({exc}); a kind from "
+                        "another extension must be in the course's folder (beside conf.py, or in a folder of "
+                        "it such as _ext/) or installed where the workers run (tensorviz_python, each Dask "
+                        "worker), with what it imports") from None
     if not getattr(function, WORKER_ENTRY, False):
         raise BadResult(f"the job's runner {job.runner} is not a figure kind's worker entry (@worker_entry)")
     return function  # type: ignore[return-value]

@@ -13,7 +13,10 @@ import inspect
 import sys
 import types
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for the annotation only: ``run.py``'s copies refer to nothing of the package
+    from ...core.protocol import Job
 
 
 class BadResult(ValueError):
@@ -53,3 +56,18 @@ def seeded_arguments(function: Any, kwargs: dict[str, Any], seed: int, backend: 
 
         kwargs["key"] = jax.random.PRNGKey(seed)
     return kwargs
+
+
+def lesson_value(module: types.ModuleType, job: Job) -> Any:
+    """What the lesson computed: its module-level ``result``, or the function the job names called with
+    the author's inputs (plus ``seed``/``key`` if it asks for them). Every kind's worker entry starts
+    here, so a figure kind from outside the package reads lesson code as the package's kinds do."""
+    if not job.function:
+        if "result" not in module.__dict__:
+            raise BadResult("the code defines no 'result' variable; name a function with :function:")
+        return module.__dict__["result"]
+    function = getattr(module, job.function, None)
+    if not callable(function):
+        raise BadResult(f"no function named {job.function!r} in {job.entry}")
+    inputs = job.inputs if isinstance(job.inputs, dict) else {}
+    return function(**seeded_arguments(function, inputs, job.seed, job.backend))

@@ -14,7 +14,7 @@ from ...core.kinds import worker_entry
 from ...core.limits import LimitExceeded, Limits
 from ...core.protocol import Job
 from ...execute.worker.checks import code_name, run_checks
-from ...execute.worker.loader import BadResult, seeded_arguments
+from ...execute.worker.loader import lesson_value
 from . import CELLS, DEFAULT_CELLS
 from .checks import cells_problem
 from .data import heatmap_data
@@ -30,23 +30,10 @@ def run_heatmap(module: types.ModuleType, job: Job) -> dict[str, Any]:
         if problem:
             raise LimitExceeded(problem, CELLS)
 
-    data = heatmap_data(call_entry(module, job), job.options, check_shape)
+    data = heatmap_data(lesson_value(module, job), job.options, check_shape)
     produced: dict[str, Any] = {"data": data}
     if job.options.get("checks"):
         produced["checks"] = run_checks(module, job.options["checks"], np.asarray(data["values"]),
                                        code=code_name(job))
     return produced
 
-
-def call_entry(module: types.ModuleType, job: Job) -> Any:
-    """The code's module-level ``result``, or the named function called with the author's inputs
-    (plus ``seed``/``key`` if it asks for them)."""
-    if not job.function:
-        if "result" not in module.__dict__:
-            raise BadResult("the code defines no 'result' variable; name a function with :function:")
-        return module.__dict__["result"]
-    function = getattr(module, job.function, None)
-    if not callable(function):
-        raise BadResult(f"no function named {job.function!r} in {job.entry}")
-    inputs = job.inputs if isinstance(job.inputs, dict) else {}
-    return function(**seeded_arguments(function, inputs, job.seed, job.backend))
