@@ -73,6 +73,9 @@ class FigureKind:
     compare: str | None = None
     #: ``module:function`` ``(data) -> str``: the one-line summary ``tensorviz show`` prints
     summary: str | None = None
+    #: raise it when the kind records something else for the same code (from 1 on it is in every
+    #: content hash of the kind, so stale artifacts run again; 0 leaves existing hashes as they are)
+    version: int = 0
 
     def entry(self, name: str) -> Callable[..., Any]:
         """The function the field ``name`` names, imported on first use."""
@@ -113,10 +116,12 @@ _DECLARED: dict[str, FigureKind] = {}
 
 
 def declare(kind: FigureKind) -> FigureKind:
-    """Make ``kind`` known by its name (again is fine; two different kinds of one name are refused)."""
-    known = _DECLARED.setdefault(kind.name, kind)
-    if known != kind:
+    """Make ``kind`` known by its name. Declaring it again (its module imported again) replaces the
+    declaration; two kinds of one name with different worker entries are refused."""
+    known = _DECLARED.get(kind.name)
+    if known is not None and known.run != kind.run:
         raise ValueError(f"two figure kinds are named {kind.name!r}: {known.run} and {kind.run}")
+    _DECLARED[kind.name] = kind
     return kind
 
 

@@ -168,8 +168,9 @@ class ExecutedDirective(SphinxDirective):
         )
 
     def hashed_extra(self, backend: str) -> dict[str, Any]:
-        """What else this kind's content hash covers (at the top level, beside the code and inputs)."""
-        return {}
+        """What else this kind's content hash covers (at the top level, beside the code and inputs):
+        its declared version, once it has one."""
+        return {"kindVersion": self.kind.version} if self.kind.version else {}
 
     def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
         """Directive-specific options that change the result (each subclass says which)."""

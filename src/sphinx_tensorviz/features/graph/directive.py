@@ -64,7 +64,7 @@ class GraphDirective(ExecutedDirective):
     def hashed_extra(self, backend: str) -> dict[str, Any]:
         """The capture's version, from version 2 on (so graphs of an unchanged capture keep their hash)."""
         capture = CAPTURE_VERSIONS.get(backend, 1)
-        return {"captureVersion": capture} if capture > 1 else {}
+        return {**super().hashed_extra(backend), **({"captureVersion": capture} if capture > 1 else {})}
 
     def run(self) -> list[nodes.Node]:
         handler = variant_for(self)  # an authored diagram, drawn as given
