@@ -77,6 +77,9 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
     ConfigValue("tensorviz_drawing_cache", True, (bool,),
                 "Keep drawn figures (SVG, outlines, graph layouts) in a machine-local cache shared by every build "
                 "and output folder; False: in the doctree folder, cleared with it.", ""),
+    ConfigValue("tensorviz_part_cache", True, (bool,),
+                "Keep the heavy parts of each HTML figure (tables, outlines, source panels) as HTML with their "
+                "search words, next to the drawings; False: translate them on every build.", ""),
     ConfigValue("tensorviz_quick_exit", False, (bool,),
                 "Opt-in: after a command-line build, skip the interpreter's final garbage scans (gc.freeze at "
                 "exit); False: exit as Python does.", ""),
@@ -180,7 +183,7 @@ def check_config(app: Sphinx, config: Config) -> None:
             reset(config, name, f"must be a number of at least {smallest:g}")
     _choice(config, "tensorviz_sandbox", SANDBOXES)
     for name in ("tensorviz_worker_pool", "tensorviz_compilation_cache", "tensorviz_drawing_cache",
-                 "tensorviz_quick_exit"):
+                 "tensorviz_part_cache", "tensorviz_quick_exit"):
         if not isinstance(config[name], bool):
             reset(config, name, "must be True or False")
 

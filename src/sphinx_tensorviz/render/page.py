@@ -47,7 +47,7 @@ class Page:
     registry: Registry
     #: graph name -> extra render options for its figure, left by page passes (a tour's markers)
     render_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: the page's translated figures (:class:`.figure_cache.FigureCache`), for HTML builders; else ``None``
+    #: the kinds' parts kept as HTML (:class:`.part_cache.PartCache`), for HTML builders; else ``None``
     kept: Any = None
 
     @property

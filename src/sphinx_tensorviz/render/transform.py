@@ -28,9 +28,9 @@ from .assemble import Prompt, html_figure, latex_figure, plain_figure
 from .bidi import isolated
 from .cache import RenderCache, drawing_cache_folder
 from .choices import confirmation_of
-from .figure_cache import for_page
 from .footer import provenance_line
 from .page import Page, RenderContext
+from .part_cache import Drawn, for_page
 from .parts import FigureParts
 from .registry import registry
 from .sweep_figures import per_point, switcher
@@ -53,14 +53,11 @@ def render_document(document: nodes.document, env: Any) -> None:
                         builder.get_target_uri(env.docname))
     page = Page(document, env, builder, build_store(env, conf), ctx, Limits.from_settings(conf), conf.mode,
                 registry(app))
-    page.kept = for_page(page)  # translated figures, for HTML builders
+    page.kept = for_page(page)  # the kinds' parts kept as HTML, for HTML builders
     for _order, page_pass in page.registry.passes:
         page_pass(page)
     for node in list(document.findall(tensorviz_figure)):
-        def make(node: tensorviz_figure = node) -> nodes.Node:
-            return isolated(figure(page, node))
-
-        node.replace_self(page.kept.figure(node, make) if page.kept is not None else make())
+        node.replace_self(isolated(figure(page, node)))
     if builder.format == "man":
         captions_before_tables(document)
 
@@ -92,7 +89,11 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
     if notes:  # e.g. a guided tour on this page numbers its stops on the graph
         render = {**render, **notes}
         renderer_hash = digest({"renderer": renderer_hash, **notes})
-    parts = kind.parts(found, render, renderer_hash, page.ctx)
+    def make() -> FigureParts:
+        return kind.parts(found, render, renderer_hash, page.ctx)
+
+    drawn = page.kept.draw(node, found, render, renderer_hash, make) if page.kept is not None else Drawn(make())
+    parts = drawn.parts
     for message, subtype in parts.warnings:
         warn(f"{request.directive}: {message}", subtype, location=node)
     if found["stdout"].strip():
@@ -105,8 +106,10 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
         if not check["passed"]:
             warn(f"{request.directive}: claim failed: {check['description']}"
                  + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
-    return layout(page, node, parts, prompt(node, request.render, found.get("checks", [])), provenance_line(found),
+    made = layout(page, node, parts, prompt(node, request.render, found.get("checks", [])), provenance_line(found),
                   request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
+    drawn.keep(made)
+    return made
 
 
 def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
