@@ -21,6 +21,7 @@ from conftest import STORE, copy_root, run_sphinx
 from sphinx_tensorviz.features.activations import render as activations_render
 from sphinx_tensorviz.features.graph import render as graph_render
 from sphinx_tensorviz.features.heatmap import render as heatmap_render
+from sphinx_tensorviz.features.heatmap import sweep as heatmap_sweep
 from sphinx_tensorviz.features.tour import render as tour_render
 from sphinx_tensorviz.render import part_cache, part_entries
 from sphinx_tensorviz.render.part_keys import plain
@@ -35,7 +36,7 @@ def drawn(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     cache folder of the test's own."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     made: list[str] = []
-    for module, name in ((heatmap_render, "heatmap_parts"), (graph_render, "graph_parts"),
+    for module, name in ((heatmap_render, "heatmap_parts"), (heatmap_sweep, "sweep_parts"), (graph_render, "graph_parts"),
                          (activations_render, "activations_figure"), (tour_render, "steps_figure")):
         real = getattr(module, name)
 
@@ -221,13 +222,11 @@ def test_a_key_names_values_not_objects() -> None:
 
 @pytest.mark.parametrize(("builder", "theme"), [("html", "alabaster"), ("singlehtml", "alabaster"),
                                                 ("html", "pydata_sphinx_theme")])
-def test_the_course_is_the_same_with_kept_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                builder: str, theme: str) -> None:
+def test_the_course_is_the_same_with_kept_parts(tmp_path: Path, drawn: list[str], builder: str, theme: str) -> None:
     """Every figure kind of the course (graphs of library models, sweeps, heatmaps with checks and
     choices), drawn and kept, then used from a fresh output folder, against none kept; a theme with
     a translator of its own (pydata) and the single-page builder included."""
     pytest.importorskip(theme)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     course = Path(__file__).resolve().parents[1] / "lessons"
     src = tmp_path / "course"
     shutil.copytree(course, src, ignore=shutil.ignore_patterns("_build", "__pycache__", "failures"))
@@ -240,12 +239,16 @@ def test_the_course_is_the_same_with_kept_parts(tmp_path: Path, monkeypatch: pyt
         shutil.rmtree(src / "_build")
         return made
 
-    drawn = pages()
-    assert len(kept_entries(tmp_path)) >= 15
+    first = pages()
+    assert len(kept_entries(tmp_path)) == 18  # every executed figure of the course, its two sweeps included
+    assert {"graph_parts", "heatmap_parts", "sweep_parts"} <= set(drawn)
+    del drawn[:]
     kept = pages()
+    if theme == "alabaster":  # (pydata's configuration differs in a second build in one process: each misses)
+        assert not {"graph_parts", "heatmap_parts", "sweep_parts"} & set(drawn)  # all kept
     without = pages(tensorviz_part_cache=False)
-    assert drawn.keys() == kept.keys() == without.keys()
-    assert [n for n in drawn if drawn[n] != without[n]] == [] and [n for n in kept if kept[n] != without[n]] == []
+    assert first.keys() == kept.keys() == without.keys()
+    assert [n for n in first if first[n] != without[n]] == [] and [n for n in kept if kept[n] != without[n]] == []
 
 
 def test_parts_that_cannot_be_translated_alone_are_left_to_the_page(drawn: list[str], tmp_path: Path,

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,29 +106,29 @@ class PartCache:
         self.cache: RenderCache = page.ctx.cache
         self.page_key = page_key(page)
 
-    def draw(self, node: nodes.Element, artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str,
+    def draw(self, node: nodes.Element, artifacts: Sequence[dict[str, Any]], named_by: dict[str, Any],
              make: Callable[[], FigureParts]) -> Drawn:
-        """The parts of ``node``'s figure, drawn from ``artifact``: kept, or made by ``make``. On a
-        miss, :attr:`Drawn.keep` keeps them once the figure is laid out (a data table's id, its
-        scroll region and its caption are the figure's)."""
+        """The parts of ``node``'s figure, drawn from ``artifacts`` (one, or a sweep's points and
+        check): kept, or made by ``make``. ``named_by``: what else they depend on (the directive,
+        the render options, the renderer hash). On a miss, :attr:`Drawn.keep` keeps them once the
+        figure is laid out (a data table's id, its scroll region and its caption are the figure's)."""
         key = digest({"page": self.page_key, "figure": node["figure_id"], "ids": plain(node["ids"]),
-                      "directive": node["request"].directive, "artifact": artifact["contentHash"],
-                      "render": plain(render), "renderer": renderer_hash})
-        kept = self._kept(key, artifact)
+                      "artifacts": [artifact["contentHash"] for artifact in artifacts], **plain(named_by)})
+        kept = self._kept(key, artifacts)
         if kept is not None:
             return Drawn(kept)
         with recording_outputs() as outputs:
             parts = make()
         extras, details = list(parts.extra_html), list(parts.details)  # the kind's own, before the figure's
-        return Drawn(parts, lambda made: self._keep(key, artifact, parts, extras, details, outputs, made))
+        return Drawn(parts, lambda made: self._keep(key, artifacts, parts, extras, details, outputs, made))
 
-    def _kept(self, key: str, artifact: dict[str, Any]) -> FigureParts | None:
+    def _kept(self, key: str, artifacts: Sequence[dict[str, Any]]) -> FigureParts | None:
         raw = self.cache.read(key[:2], f"{key[:48]}.{SUFFIX}")
         decoded = decode_entry(raw) if raw is not None else None
         if decoded is None or not well_formed(*decoded):
             return None
         entry, (svg, *pieces) = decoded
-        if inputs_digest(self.page, artifact) != entry["inputsDigest"]:
+        if inputs_digest(self.page, artifacts) != entry["inputsDigest"]:
             return None
         try:
             warnings = [(message, Subtype(subtype)) for message, subtype in entry["warnings"]]
@@ -150,7 +150,7 @@ class PartCache:
         return FigureParts(entry["title"], entry["alt"], svg_text, details=details, extra_html=extras,
                            warnings=warnings)
 
-    def _keep(self, key: str, artifact: dict[str, Any], parts: FigureParts, extras: list[nodes.Node],
+    def _keep(self, key: str, artifacts: Sequence[dict[str, Any]], parts: FigureParts, extras: list[nodes.Node],
               details: list[nodes.Node], outputs: dict[Path, bytes], made: nodes.Element) -> None:
         """Keep the kind's parts of the laid-out figure ``made`` and put their HTML in their place,
         so a kept figure and a new one are the same bytes; keep nothing if one of them depends on
@@ -174,7 +174,7 @@ class PartCache:
                 return
             written.append((node, translated(html[0], words, html[1])))
         named = _named_outputs(Path(self.page.builder.outdir), outputs)
-        inputs = inputs_digest(self.page, artifact)
+        inputs = inputs_digest(self.page, artifacts)
         if named is None or inputs is None:
             return
         for node, html in written:

@@ -9,6 +9,7 @@ panels show the project files still as recorded, byte for byte. Neither changes 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from ..config import app_of
@@ -18,16 +19,19 @@ from ..core.per_app import PerApp
 from .page import Page
 
 
-def inputs_digest(page: Page, artifact: dict[str, Any]) -> str | None:
-    """What ``artifact`` is now (its stored bytes) and the state of the project files it names;
-    ``None`` if it is not a stored artifact."""
-    content_hash = artifact.get("contentHash")
-    if not isinstance(content_hash, str):
-        return None
-    stored = page.store.stored_sha256(content_hash, artifact)
-    files = artifact.get("request", {}).get("files", {})
-    return digest([content_hash, stored, [[name, *_project_file(page, name, sha256)]
-                                          for name, sha256 in sorted(files.items()) if name != "<inline>"]])
+def inputs_digest(page: Page, artifacts: Sequence[dict[str, Any]]) -> str | None:
+    """What ``artifacts`` are now (their stored bytes) and the state of the project files they
+    name; ``None`` if one is not a stored artifact."""
+    state = []
+    for artifact in artifacts:
+        content_hash = artifact.get("contentHash")
+        if not isinstance(content_hash, str):
+            return None
+        stored = page.store.stored_sha256(content_hash, artifact)
+        files = artifact.get("request", {}).get("files", {})
+        state.append([content_hash, stored, [[name, *_project_file(page, name, sha256)]
+                                             for name, sha256 in sorted(files.items()) if name != "<inline>"]])
+    return digest(state)
 
 
 #: what :func:`_project_file` found, per application, by the file's identity, size and time

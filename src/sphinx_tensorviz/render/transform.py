@@ -9,6 +9,7 @@ and corrupt artifacts become a located warning and a visible box on the page; th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +93,8 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
     def make() -> FigureParts:
         return kind.parts(found, render, renderer_hash, page.ctx)
 
-    drawn = page.kept.draw(node, found, render, renderer_hash, make) if page.kept is not None else Drawn(make())
+    drawn = (page.kept.draw(node, [found], {"directive": request.directive, "render": render, "renderer": renderer_hash},
+                            make) if page.kept is not None else Drawn(make()))
     parts = drawn.parts
     for message, subtype in parts.warnings:
         warn(f"{request.directive}: {message}", subtype, location=node)
@@ -129,14 +131,23 @@ def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
         else:  # warns like a missing figure; the points are still shown
             problem = missing(page, node, sweep.check, found).astext()
     first = sweep.points[0].request
-    rendering = page.registry.executed[first.directive].sweep(sweep, artifacts, check, problem, page.ctx)
-    for message, subtype in rendering.warnings:
+
+    def make() -> FigureParts:  # the sweep's warnings are given at the figure, as the parts' are
+        rendering = page.registry.executed[first.directive].sweep(sweep, artifacts, check, problem, page.ctx)
+        return replace(rendering.parts, warnings=list(rendering.warnings))
+
+    named_by = {"directive": first.directive, "sweep": sweep, "problem": problem, "renderer": first.renderer_hash}
+    drawn = (page.kept.draw(node, [*artifacts, *([check] if check else [])], named_by, make)
+             if page.kept is not None else Drawn(make()))
+    for message, subtype in drawn.parts.warnings:
         warn(message, subtype, location=node)
     footer = f"{len(artifacts)} recorded runs, one per point (hashes listed with each); the first: " \
              + provenance_line(artifacts[0])
     key = digest({"points": [p.request.content_hash for p in sweep.points], "renderer": first.renderer_hash})
-    return layout(page, node, rendering.parts, prompt(node, first.render, check["checks"] if check else None),
+    made = layout(page, node, drawn.parts, prompt(node, first.render, check["checks"] if check else None),
                   footer, first.directive, key[:24])
+    drawn.keep(made)
+    return made
 
 
 def prompt(node: tensorviz_figure, render: dict[str, Any], checks: list[dict[str, Any]] | None) -> Prompt:
