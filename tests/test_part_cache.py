@@ -82,15 +82,16 @@ def test_a_second_build_draws_nothing_and_writes_the_same_files(drawn: list[str]
     built = build(first)
     assert sorted(set(drawn)) == ["activations_figure", "graph_parts", "heatmap_parts", "steps_figure"]
     assert not built.tensorviz_warnings()
-    # the heatmap's and the graph's; not the diagram's (authored: drawn from the page), nor what a
-    # page pass draws from the graph (its checkpoints and its tour)
-    assert len(kept_entries(tmp_path)) == 2
+    # the heatmap's and the graph's parts, the graph's checkpoints and its tour (kept whole); not the
+    # diagram (authored: drawn from the page)
+    assert len(kept_entries(tmp_path)) == 4
     del drawn[:]
     again = copy_root("snapshot", tmp_path / "again", with_store=True)  # another checkout, a fresh output
     pages = same_as_without(again)
-    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == 1  # only in the build without the cache
-    assert drawn.count("activations_figure") == drawn.count("steps_figure") == 2  # drawn on every build
-    # the tour's step holds the page's only math: MathJax is loaded
+    # drawn only in the build without the cache
+    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == drawn.count("activations_figure") == 1
+    assert drawn.count("steps_figure") == 1
+    # the tour's step holds the page's only math: the kept tour still has MathJax loaded
     assert b"mathjax" in pages["lesson.html"].lower() and b"\\(W x + b\\)" in pages["lesson.html"]
     assert any(name.startswith("_tensorviz/") and name.endswith("/run.py") for name in pages)  # downloads
     assert b'class="tv-reveal"' in pages["index.html"] and b"tensorviz.js" in pages["lesson.html"]
@@ -148,7 +149,7 @@ def test_damaged_or_altered_entries_are_drawn_anew(drawn: list[str], tmp_path: P
     del drawn[:]
     same_as_without(copy_root("snapshot", tmp_path / "damaged", with_store=True))
     # drawn anew, then in the build without the cache
-    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == 2
+    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == drawn.count("activations_figure") == 2
     assert not (tmp_path / "damaged" / "_build" / "outside.txt").exists()
     for path in kept_entries(tmp_path):  # a file's kept bytes no longer match their hash
         header, parts = part_entries.decode_entry(path.read_bytes())
@@ -173,7 +174,22 @@ def test_a_figure_that_warns_warns_on_every_build(drawn: list[str], tmp_path: Pa
         heatmap.write_text(json.dumps(artifact, indent=2), "utf-8")
         built = build(src)
         assert any("claim failed: Every product is negative." in w for w in built.tensorviz_warnings()), name
-    assert len(kept_entries(tmp_path)) == 2 and drawn.count("heatmap_parts") == 1  # kept, drawn once
+    assert len(kept_entries(tmp_path)) == 4 and drawn.count("heatmap_parts") == 1  # kept, drawn once
+
+
+def test_a_page_pass_figure_that_warns_is_not_kept(drawn: list[str], tmp_path: Path) -> None:
+    """A graph's checkpoints warn when one is complex: kept whole, they would warn no more."""
+    for name in ("first", "again"):
+        src = copy_root("snapshot", tmp_path / name, with_store=True)
+        graph = next(p for p in (src / STORE).glob("*.json")
+                     if json.loads(p.read_text("utf-8"))["data"]["kind"] == "graph")
+        artifact = json.loads(graph.read_text("utf-8"))
+        record = next(iter(artifact["data"]["activations"].values()))
+        record.update({"complexPart": "real", "dtype": "complex64"})
+        graph.write_text(json.dumps(artifact, indent=2), "utf-8")
+        built = build(src)
+        assert any("is complex (complex64)" in w for w in built.tensorviz_warnings()), name
+    assert drawn.count("activations_figure") == 2 and drawn.count("steps_figure") == 1  # the tour was kept
 
 
 def test_an_entry_keeps_its_parts_byte_for_byte_and_a_damaged_one_is_refused() -> None:
@@ -240,12 +256,14 @@ def test_the_course_is_the_same_with_kept_parts(tmp_path: Path, drawn: list[str]
         return made
 
     first = pages()
-    assert len(kept_entries(tmp_path)) == 18  # every executed figure of the course, its two sweeps included
-    assert {"graph_parts", "heatmap_parts", "sweep_parts"} <= set(drawn)
+    # the parts of the course's 18 executed figures (its two sweeps included), and its 8 checkpoints and tours
+    assert len(kept_entries(tmp_path)) == 26
+    every = {"graph_parts", "heatmap_parts", "sweep_parts", "activations_figure", "steps_figure"}
+    assert every <= set(drawn)
     del drawn[:]
     kept = pages()
     if theme == "alabaster":  # (pydata's configuration differs in a second build in one process: each misses)
-        assert not {"graph_parts", "heatmap_parts", "sweep_parts"} & set(drawn)  # all kept
+        assert not every & set(drawn)  # all kept
     without = pages(tensorviz_part_cache=False)
     assert first.keys() == kept.keys() == without.keys()
     assert [n for n in first if first[n] != without[n]] == [] and [n for n in kept if kept[n] != without[n]] == []

@@ -16,7 +16,9 @@ figure's id, the page and the translator: :mod:`.part_keys`):
 * the files the kind writes next to the page, written again on use.
 
 The rest of the figure (its prompt, printed output, downloads, provenance, failed claims) is made
-on every build, as without the cache. An entry is used only while the artifact's stored bytes and
+on every build, as without the cache. A sweep's parts are kept by all its points; a page pass's
+figure drawn from a graph (its checkpoints, a tour) is kept whole (:meth:`PartCache.whole`),
+unless drawing it warned. An entry is used only while the artifact's stored bytes and
 the project files it shows are as they were (:mod:`.part_inputs`).
 
 A part is translated in its place in the figure, by a translator of the builder's own class made
@@ -40,7 +42,7 @@ from sphinx.search import WordCollector
 
 from ..config import app_of
 from ..core.hashing import digest
-from ..warnings_ import Subtype
+from ..warnings_ import Subtype, given
 from .cache import RenderCache
 from .html_nodes import (
     markup,
@@ -122,6 +124,28 @@ class PartCache:
         extras, details = list(parts.extra_html), list(parts.details)  # the kind's own, before the figure's
         return Drawn(parts, lambda made: self._keep(key, artifacts, parts, extras, details, outputs, made))
 
+    def whole(self, node: nodes.Element, artifacts: Sequence[dict[str, Any]], named_by: dict[str, Any],
+              make: Callable[[], nodes.Node]) -> nodes.Node:
+        """A page pass's figure (a graph's checkpoints, its tour), drawn from ``artifacts``: kept
+        whole as HTML, or made by ``make`` and kept unless its drawing warned (kept, the warning
+        would not be given again) or it depends on the page around it. ``named_by``: what else
+        it depends on besides ``node`` (the graph's figure id and view)."""
+        key = digest({"page": self.page_key, "node": plain(node.attributes), "children": node.pformat(),
+                      "artifacts": [artifact["contentHash"] for artifact in artifacts], **plain(named_by)})
+        kept = self._kept(key, artifacts)
+        if kept is not None and len(kept.details) == 1 and not kept.extra_html:
+            return kept.details[0]
+        warned = given()
+        with recording_outputs() as outputs:
+            made = make()
+        inline_math = getattr(self.page.builder, "math_renderer_name", None) == "mathjax"
+        if given() != warned or not isinstance(made, nodes.Element) or not context_free(made, inline_math):
+            return made
+        parts = FigureParts("", "", "", details=[made])
+        holder = nodes.container("", made)  # translated where it stands: in a box of its own
+        self._keep(key, artifacts, parts, [], [made], outputs, holder)
+        return holder[0]
+
     def _kept(self, key: str, artifacts: Sequence[dict[str, Any]]) -> FigureParts | None:
         raw = self.cache.read(key[:2], f"{key[:48]}.{SUFFIX}")
         decoded = decode_entry(raw) if raw is not None else None
@@ -200,6 +224,17 @@ class PartCache:
                  "extras": shape_of_extras, "details": shape_of_details,
                  "outputs": [[relative, hashlib.sha256(content).hexdigest()] for relative, content in named]}
         self.cache.write(key[:2], f"{key[:48]}.{SUFFIX}", encode_entry(entry, [*pieces, *(c for _, c in named)]))
+
+
+def drawn_from_graph(page: Page, node: nodes.Element, graph: Any, make: Callable[[], nodes.Node],
+                     **context: Any) -> nodes.Node:
+    """A page pass's node drawn from one of the page's graphs (:class:`.graph_page.GraphOnPage`):
+    kept whole (:meth:`PartCache.whole`) for HTML builders, by the graph's artifact, figure id and
+    view, and ``context``; else made by ``make``."""
+    if page.kept is None:
+        return make()
+    named_by = {"graph": [graph.figure_id, graph.depth, list(graph.expand)], "context": context}
+    return page.kept.whole(node, [graph.artifact], named_by, make)
 
 
 def _bytes(text: str) -> bytes:
@@ -297,4 +332,4 @@ def _searched_text(page: Page, tree: nodes.Node) -> tuple[str, bool]:
     return "\n".join(collector.texts), bool(collector.found_titles or collector.found_title_words)
 
 
-__all__ = ["KEEPING_BUILDERS", "SUFFIX", "Drawn", "PartCache", "context_free", "for_page"]
+__all__ = ["KEEPING_BUILDERS", "SUFFIX", "Drawn", "PartCache", "context_free", "drawn_from_graph", "for_page"]

@@ -30,6 +30,7 @@ from ...render.assemble import prediction_node
 from ...render.bidi import isolated
 from ...render.cache import RenderCache, artifact_key
 from ...render.describe import fmt
+from ...render.part_cache import drawn_from_graph
 from ...render.graph_page import GraphOnPage
 from ...render.html_nodes import markup as html_markup
 from ...render.html_nodes import scroll_region, tv_html_tag
@@ -51,7 +52,13 @@ def render_activations(page: Page) -> None:
         if graph is None:
             strips.replace_self([])
             continue
-        strips.replace_self(isolated(_drawn(strips, graph, page)))
+
+        def make(strips: tensorviz_activations = strips, graph: GraphOnPage = graph) -> nodes.Node:
+            return isolated(_drawn(strips, graph, page))
+
+        owner = page.swept_graphs.get(strips["graph"])  # a swept graph's points are read as drawn
+        strips.replace_self(drawn_from_graph(page, strips, graph, make, sweep=owner and [
+            owner[0], [point.request.content_hash for point in owner[1].points]]))
 
 
 def _drawn(strips: tensorviz_activations, graph: GraphOnPage, page: Page) -> nodes.Node:
@@ -202,7 +209,7 @@ _DRAWERS: dict[str, Callable[[str, dict[str, Any], str], tuple[str, Callable[[st
 
 
 # The SVG drawing code is imported when a checkpoint is first drawn: a build whose checkpoints all
-# come from the drawing cache never loads it.
+# come from the drawing cache, or were kept translated (render/part_cache.py), never loads it.
 
 def _heatmap_svg(*args: Any, **kwargs: Any) -> str:
     from ...render.heatmap_svg import heatmap_svg

@@ -15,6 +15,7 @@ from typing import Any
 from docutils import nodes
 
 from ...render.bidi import isolated
+from ...render.part_cache import drawn_from_graph
 from ...render.graph_page import GraphOnPage
 from ...render.html_nodes import tv_html_tag
 from ...render.ids import line_id
@@ -39,7 +40,11 @@ def render_tours(page: Page) -> None:
         if graph is None:
             tour.replace_self([])
             continue
-        tour.replace_self(isolated(steps_figure(tour, graph, page.html)))
+
+        def make(tour: tensorviz_steps = tour, graph: GraphOnPage = graph) -> nodes.Node:
+            return isolated(steps_figure(tour, graph, page.html))
+
+        tour.replace_self(drawn_from_graph(page, tour, graph, make))
 
 
 def tour_markers(page: Page) -> dict[str, dict[str, list[list[Any]]]]:
