@@ -76,8 +76,7 @@ def same_as_without(src: Path, **overrides: Any) -> dict[str, bytes]:
     return kept
 
 
-def test_a_second_build_draws_nothing_and_writes_the_same_files(drawn: list[str], tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_second_build_draws_nothing_and_writes_the_same_files(drawn: list[str], tmp_path: Path) -> None:
     first = copy_root("snapshot", tmp_path / "first", with_store=True)
     built = build(first)
     assert sorted(set(drawn)) == ["activations_figure", "graph_parts", "heatmap_parts", "steps_figure"]
@@ -98,8 +97,7 @@ def test_a_second_build_draws_nothing_and_writes_the_same_files(drawn: list[str]
     assert b"outer" in pages["searchindex.js"]  # the heatmap's words are still searched
 
 
-def test_a_re_executed_artifact_is_shown_anew(drawn: list[str], tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_re_executed_artifact_is_shown_anew(drawn: list[str], tmp_path: Path) -> None:
     build(copy_root("snapshot", tmp_path / "first", with_store=True))
     src = copy_root("snapshot", tmp_path / "edited", with_store=True)
     for path in (src / STORE).glob("*.json"):  # the same request, run again later
@@ -110,8 +108,7 @@ def test_a_re_executed_artifact_is_shown_anew(drawn: list[str], tmp_path: Path,
     assert b"2020-01-02 03:04 UTC" in pages["index.html"] and b"2020-01-02 03:04 UTC" in pages["lesson.html"]
 
 
-def test_an_edited_model_is_not_shown_from_a_kept_figure(drawn: list[str], tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_edited_model_is_not_shown_from_a_kept_figure(drawn: list[str], tmp_path: Path) -> None:
     """The model's text is part of the graph's request: edited, it names another artifact (not
     computed yet), whatever was kept for the old one."""
     build(copy_root("snapshot", tmp_path / "first", with_store=True))
@@ -123,8 +120,7 @@ def test_an_edited_model_is_not_shown_from_a_kept_figure(drawn: list[str], tmp_p
     assert not any(name.endswith("/models/tiny.py") for name in pages)
 
 
-def test_a_configuration_change_is_a_new_figure(drawn: list[str], tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_configuration_change_is_a_new_figure(drawn: list[str], tmp_path: Path) -> None:
     build(copy_root("snapshot", tmp_path / "first", with_store=True))
     src = copy_root("snapshot", tmp_path / "icon", with_store=True)
     pages = same_as_without(src, html_permalinks_icon="#")
@@ -286,7 +282,7 @@ def artifact_of(src: Path, kind: str) -> Path:
 
 
 def test_what_a_figure_shows_of_its_artifact_and_files_is_checked_byte_for_byte(
-        drawn: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        drawn: list[str], tmp_path: Path) -> None:
     """Printed output (with a stray surrogate), an artifact file whose line endings changed (a git
     checkout with autocrlf) and a model file whose line endings changed: each is shown as it is
     now, although the request, and so the content hash, is the same."""

@@ -2,9 +2,9 @@
 
 With every drawing cached, a figure kind still builds thousands of docutils nodes (data tables,
 outlines, check lists, source panels) that Sphinx then translates and walks for the search index,
-and it imports the kind's drawing code to build them: together about a quarter of a fresh-output
-build of the course (``bench/bench_build.py``: 1.8x plain Sphinx without this cache, 1.45x with
-it; the run-to-run spread of those ratios is about 0.1). So, for the HTML builders that write the
+and it imports the kind's drawing code to build them: on a fresh-output build of the course,
+``bench/bench_build.py`` measured 1.7-1.8x plain Sphinx without this cache and 1.45-1.6x with it
+(single builds of one run spread by about 0.3 of that ratio; the medians of 5 by about 0.15). So, for the HTML builders that write the
 translator's HTML as it is (:data:`KEEPING_BUILDERS`), what a kind's ``parts`` function returns is
 kept in the drawing cache (:mod:`.cache`), named by the artifact and the renderer hash (with the
 figure's id, the page and the translator: :mod:`.part_keys`):
