@@ -110,7 +110,7 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
                  + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
     made = layout(page, node, parts, prompt(node, request.render, found.get("checks", [])), provenance_line(found),
                   request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
-    drawn.keep(made)
+    drawn.keep(isolated(made))  # kept as the page shows it: with its texts isolated
     return made
 
 
@@ -146,7 +146,7 @@ def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
     key = digest({"points": [p.request.content_hash for p in sweep.points], "renderer": first.renderer_hash})
     made = layout(page, node, drawn.parts, prompt(node, first.render, check["checks"] if check else None),
                   footer, first.directive, key[:24])
-    drawn.keep(made)
+    drawn.keep(isolated(made))  # kept as the page shows it: with its texts isolated
     return made
 
 
