@@ -332,3 +332,20 @@ def test_the_switch_off_keeps_nothing_and_draws_every_build(drawn: list[str], tm
     for name in ("first", "again"):
         build(copy_root("snapshot", tmp_path / name, with_store=True), tensorviz_part_cache=False)
     assert kept_entries(tmp_path) == [] and drawn.count("heatmap_parts") == drawn.count("graph_parts") == 2
+
+
+def test_kept_parts_keep_their_labels_isolated(drawn: list[str], tmp_path: Path) -> None:
+    """A label with a right-to-left override (lesson output) is isolated in the page; parts kept
+    from the first build and used in a fresh output folder are the same bytes (issue 25: the parts
+    were once kept before their texts were isolated)."""
+    from hostile_util import make_project
+    from test_hostile_markup import LABELS, RLO, _unisolated
+
+    src = make_project(tmp_path / "src", {"labels": LABELS})
+    pages = []
+    for _ in range(2):
+        built = build(src)
+        pages.append((Path(built.outdir) / "labels.html").read_text("utf-8"))
+        shutil.rmtree(src / "_build")
+    assert drawn.count("heatmap_parts") == 1 and len(kept_entries(tmp_path)) == 1  # the second was kept
+    assert pages[0] == pages[1] and pages[1].count(RLO) >= 5 and not _unisolated(pages[1])
