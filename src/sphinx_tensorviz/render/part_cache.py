@@ -119,8 +119,11 @@ class PartCache:
         kept = self._kept(key, artifacts)
         if kept is not None:
             return Drawn(kept)
+        warned = given()
         with recording_outputs() as outputs:
             parts = make()
+        if given() != warned:  # the kind warned itself (not through parts.warnings): not kept, so it warns again
+            return Drawn(parts)
         extras, details = list(parts.extra_html), list(parts.details)  # the kind's own, before the figure's
         return Drawn(parts, lambda made: self._keep(key, artifacts, parts, extras, details, outputs, made))
 
