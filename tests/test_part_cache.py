@@ -154,8 +154,7 @@ def test_damaged_or_altered_entries_are_drawn_anew(drawn: list[str], tmp_path: P
         path.write_bytes(part_entries.encode_entry(header, [*parts[:len(parts) - files], *kept_files]))
     del drawn[:]
     same_as_without(copy_root("snapshot", tmp_path / "altered", with_store=True))
-    assert drawn.count("graph_parts") == 2  # its files were altered
-    assert drawn.count("heatmap_parts") == 1  # no files of its own: still kept
+    assert drawn.count("graph_parts") == drawn.count("heatmap_parts") == 2  # their files (downloads) were altered
 
 
 def test_a_figure_that_warns_warns_on_every_build(drawn: list[str], tmp_path: Path) -> None:
@@ -171,6 +170,19 @@ def test_a_figure_that_warns_warns_on_every_build(drawn: list[str], tmp_path: Pa
         built = build(src)
         assert any("claim failed: Every product is negative." in w for w in built.tensorviz_warnings()), name
     assert len(kept_entries(tmp_path)) == 4 and drawn.count("heatmap_parts") == 1  # kept, drawn once
+
+
+def test_a_figure_whose_downloads_are_refused_warns_on_every_build(drawn: list[str], tmp_path: Path) -> None:
+    """The downloads are drawn with the kind's parts; a figure whose downloads warned is not kept."""
+    for name in ("first", "again"):
+        src = copy_root("snapshot", tmp_path / name, with_store=True)
+        heatmap = artifact_of(src, "heatmap")
+        artifact = json.loads(heatmap.read_text("utf-8"))
+        artifact["environment"]["python"] = "3.11; import os"
+        heatmap.write_text(json.dumps(artifact, indent=2), "utf-8")
+        built = build(src)
+        assert any("is not a Python version" in w for w in built.tensorviz_warnings()), name
+    assert drawn.count("heatmap_parts") == 2 and drawn.count("graph_parts") == 1
 
 
 def test_a_page_pass_figure_that_warns_is_not_kept(drawn: list[str], tmp_path: Path) -> None:

@@ -124,7 +124,7 @@ class PartCache:
             parts = make()
         if given() != warned:  # the kind warned itself (not through parts.warnings): not kept, so it warns again
             return Drawn(parts)
-        extras, details = list(parts.extra_html), list(parts.details)  # the kind's own, before the figure's
+        extras, details = list(parts.extra_html), list(parts.details)  # made by make(), not the figure's own
         return Drawn(parts, lambda made: self._keep(key, artifacts, parts, extras, details, outputs, made))
 
     def whole(self, node: nodes.Element, artifacts: Sequence[dict[str, Any]], named_by: dict[str, Any],

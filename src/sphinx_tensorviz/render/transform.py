@@ -91,19 +91,21 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
         render = {**render, **notes}
         renderer_hash = digest({"renderer": renderer_hash, **notes})
     def make() -> FigureParts:
-        return kind.parts(found, render, renderer_hash, page.ctx)
+        """The kind's parts, with what the figure adds from its artifact: printed output, details."""
+        parts = kind.parts(found, render, renderer_hash, page.ctx)
+        if found["stdout"].strip():
+            parts.details.append(printed_output(found["stdout"]))
+        for detail in page.registry.details:  # e.g. the downloads, written next to the page
+            made = detail(page, node, found, parts)
+            if made is not None:
+                parts.details.append(made)
+        return parts
 
     drawn = (page.kept.draw(node, [found], {"directive": request.directive, "render": render, "renderer": renderer_hash},
                             make) if page.kept is not None else Drawn(make()))
     parts = drawn.parts
     for message, subtype in parts.warnings:
         warn(f"{request.directive}: {message}", subtype, location=node)
-    if found["stdout"].strip():
-        parts.details.append(printed_output(found["stdout"]))
-    for detail in page.registry.details:
-        made = detail(page, node, found, parts)
-        if made is not None:
-            parts.details.append(made)
     for check in found.get("checks", []):
         if not check["passed"]:
             warn(f"{request.directive}: claim failed: {check['description']}"
