@@ -13,10 +13,11 @@ figure's id, the page and the translator: :mod:`.part_keys`):
 * each extra (a source panel) and each detail (long description, data table, outline, check list)
   as the HTML the builder's translator writes for it where the figure places it, with the words
   the search index reads in it;
-* the files the kind writes next to the page, written again on use.
+* the printed output and the figure details (downloads) the renderer adds to the details;
+* the files the kind and the details write next to the page, written again on use.
 
-The rest of the figure (its prompt, printed output, downloads, provenance, failed claims) is made
-on every build, as without the cache. A sweep's parts are kept by all its points; a page pass's
+The rest of the figure (its prompt, provenance, failed claims) is made on every build, as without
+the cache; parts whose drawing gave a warning are not kept. A sweep's parts are kept by all its points; a page pass's
 figure drawn from a graph (its checkpoints, a tour) is kept whole (:meth:`PartCache.whole`),
 unless drawing it warned. An entry is used only while the artifact's stored bytes and
 the project files it shows are as they were (:mod:`.part_inputs`).
