@@ -12,12 +12,22 @@ opt-in ``tensorviz_quick_exit = True``, whose wall and CPU ratios show what the 
 * touched: the same folders after editing the prose of one lesson (its page is re-read and re-written).
 
 Prints median wall times, the ratios tensorviz/plain of wall and CPU time (medians) and of the
-fastest runs (a busy machine only ever slows a build: on a noisy one this ratio moves least) for each scenario
-(targets: warm/plain-warm below 1.3 from issue 2; cold <= 1.2 and warm <= 1.05 from issue 14)
-and peak RSS per scenario (``os.wait4`` of each build, which includes its
+fastest runs (a busy machine only ever slows a build: on a noisy one this ratio moves least) for each scenario,
+with the noise: the spread (lowest..highest) of the paired ratios, each tensorviz build over the plain
+build made just before it, and how far the plain builds alone spread (slowest / fastest). A difference
+between two runs of this bench smaller than that spread is not a measured difference.
+Targets, judged on the median wall ratios, with the quick exit off: cold <= 1.5 and warm (a no-op
+rebuild) <= 1.1 from issue 25 (issue 14 asked for 1.2 and 1.05; issue 2 for warm below 1.3).
+Also peak RSS per scenario (``os.wait4`` of each build, which includes its
 worker processes) and overall (``resource.getrusage(RUSAGE_CHILDREN)``).
 
 Usage: ``python bench/bench_build.py [--reps 5] [--touch llama-decoder.md]``; about two minutes on two cores.
+
+Measured for issue 25 (two cores shared with other work, load 1 to 2.7), five runs of ``--reps 5``:
+cold/plain 1.44, 1.65, 1.38, 1.24, 1.51 (median 1.44); warm/plain 1.26, 1.14, 0.97, 1.13, 1.12
+(median 1.13; CPU-time ratio of eight alternating no-op builds 1.03). Within one run the paired
+ratios spread by 0.2 to 0.6 and the plain builds alone by 1.2x to 2.7x, so differences below about
+0.15 between two runs are noise. Without ``tensorviz_part_cache`` cold was 1.65 to 2.0.
 """
 
 from __future__ import annotations
@@ -39,10 +49,9 @@ from projects import user_environment  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 LESSONS = REPO / "lessons"
-TARGET_WARM_RATIO = 1.3
-#: issue 14: a fresh output folder with every artifact cached, and a rebuild with nothing to do
-TARGET_COLD_RATIO = 1.2
-TARGET_NOOP_RATIO = 1.05
+#: issue 25: a fresh output folder with every artifact cached, and a rebuild with nothing to do
+TARGET_COLD_RATIO = 1.5
+TARGET_NOOP_RATIO = 1.1
 DIRECTIVE_BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{tv-[a-z-]+\}.*?^(?P=fence)[ \t]*$", re.M | re.S)
 PLACEHOLDER = "A figure stood here; this paragraph replaces it in the plain baseline.\n"
 
@@ -151,9 +160,9 @@ def main() -> int:
 
     print(f"sphinx -b html -q on lessons/ ({len(stored)} committed artifacts), {args.reps} runs each, "
           f"{os.cpu_count()} CPUs; touched: prose of {args.touch}")
-    print(f"{'scenario':<9} {'tensorviz s':>12} {'plain s':>9} {'ratio':>7} {'cpu ratio':>10} {'min ratio':>10} "
-          f"{'tv peak MiB':>12} {'plain MiB':>10}  {'tv min..max s':>14}")
-    ratios, cpu_ratios, min_ratios = {}, {}, {}
+    print(f"{'scenario':<9} {'tensorviz s':>12} {'plain s':>9} {'ratio':>7} {'paired ratios':>14} {'cpu ratio':>10} "
+          f"{'min ratio':>10} {'plain spread':>13} {'tv peak MiB':>12} {'plain MiB':>10}  {'tv min..max s':>14}")
+    ratios, cpu_ratios, min_ratios, spreads = {}, {}, {}, {}
     for kind in ("cold", "warm", "touched"):
         viz_times, viz_cpu, viz_rss = results[("tensorviz", kind)]
         plain_times, plain_cpu, plain_rss = results[("plain", kind)]
@@ -162,8 +171,12 @@ def main() -> int:
         cpu_ratios[kind] = statistics.median(viz_cpu) / statistics.median(plain_cpu)
         # the fastest run of each: other load only ever slows a build down (timeit's reasoning)
         min_ratios[kind] = min(viz_times) / min(plain_times)
-        print(f"{kind:<9} {viz_med:>12.3f} {plain_med:>9.3f} {ratios[kind]:>7.2f} {cpu_ratios[kind]:>10.2f} "
-              f"{min_ratios[kind]:>10.2f} {viz_rss / 1024:>12.0f} {plain_rss / 1024:>10.0f}  "
+        # the noise: each tensorviz build over the plain build of the same round, and the plain builds alone
+        paired = [v / p for v, p in zip(viz_times, plain_times)]
+        spreads[kind] = (min(paired), max(paired))
+        print(f"{kind:<9} {viz_med:>12.3f} {plain_med:>9.3f} {ratios[kind]:>7.2f} "
+              f"{f'{min(paired):.2f}..{max(paired):.2f}':>14} {cpu_ratios[kind]:>10.2f} {min_ratios[kind]:>10.2f} "
+              f"{max(plain_times) / min(plain_times):>13.2f} {viz_rss / 1024:>12.0f} {plain_rss / 1024:>10.0f}  "
               f"{min(viz_times):>6.2f}..{max(viz_times):<6.2f}")
     quick_ratios = {kind: [statistics.median(results[("quick exit", kind)][i])
                            / statistics.median(results[("plain", kind)][i]) for i in (0, 1)]  # wall, CPU
@@ -172,12 +185,12 @@ def main() -> int:
           + ", ".join(f"{kind} {wall:.2f} ({cpu:.2f})" for kind, (wall, cpu) in quick_ratios.items()))
     print(f"peak RSS of any child (RUSAGE_CHILDREN): {overall / 1024:.0f} MiB")
     print(f"nothing executed (store unchanged, no failure records): {executed_nothing}")
-    verdict = "meets" if ratios["warm"] < TARGET_WARM_RATIO else "MISSES"
-    print(f"warm/plain-warm = {ratios['warm']:.2f}: {verdict} the issue 2 target (< {TARGET_WARM_RATIO})")
     for kind, target in (("cold", TARGET_COLD_RATIO), ("warm", TARGET_NOOP_RATIO)):
         verdict = "meets" if ratios[kind] <= target else "MISSES"
-        print(f"{kind}/plain-{kind} = {ratios[kind]:.2f} (CPU {cpu_ratios[kind]:.2f}, fastest runs "
-              f"{min_ratios[kind]:.2f}): {verdict} the issue 14 target (<= {target}, judged on the medians)")
+        low, high = spreads[kind]
+        print(f"{kind}/plain-{kind} = {ratios[kind]:.2f} (paired builds {low:.2f}..{high:.2f}, CPU "
+              f"{cpu_ratios[kind]:.2f}, fastest runs {min_ratios[kind]:.2f}): {verdict} the issue 25 target "
+              f"(<= {target}, judged on the medians, quick exit off)")
     load = os.getloadavg()[0]
     print(f"bench took {time.perf_counter() - started:.0f} s; load average at the end {load:.1f}"
           + (" (a busy machine: rerun for stable numbers)" if load > (os.cpu_count() or 1) else ""))

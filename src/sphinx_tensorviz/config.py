@@ -192,31 +192,45 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
         sandbox the JAX cache is read-only and nothing is written to it. `False` turns both off.
         """, check=boolean, rebuild="", setting="compilation_cache", topic="speed"),
     ConfigValue("tensorviz_drawing_cache", True, (bool,), """
-        `True`: drawn figures (the SVG of each figure, a graph's outline and its per-module
+        Drawn figures (the SVG of each figure, a graph's outline and its per-module
         layout data) are kept in `$XDG_CACHE_HOME/sphinx-tensorviz/drawings`
         (`~/.cache/sphinx-tensorviz/drawings`), named by the recording and the renderer hash (the
-        drawing code, a figure kind's own package from another extension included, and the render
-        options), so a fresh output folder, a clean build or another checkout of the course draws
-        nothing this machine drew before. An entry is only a copy of what the drawing code would make
-        again; entries unused for 30 days are removed (the cache is looked over at most once a day, by
-        the first build of the day). `False` keeps them in the doctree folder instead, cleared with it.
+        drawing code and the render options), so a fresh output folder, a clean build or another
+        checkout of the course draws nothing this machine drew before. An entry is only a copy of what
+        the drawing code would make again; entries unused for 30 days are removed (the cache is looked over at most once a day, by the first
+        build of the day). `False` keeps them in
+        the doctree folder instead, cleared with it.
 
-        For the `html`, `dirhtml` and `singlehtml` builders the same folder also keeps each translated
-        figure: its HTML, the words the search index reads in it and the files it puts next to its page
-        (downloads, a graph's module files). Such an entry is used only while the artifact files it was
-        drawn from and the project files it shows are byte for byte as they were, and its name covers
-        the content hashes of the artifacts it is drawn from (for checkpoints and tours, their graph's),
-        the figure's directive and options, the page, the builder and its translator, the whole
-        configuration (`conf.py` itself and any `docutils.conf` included), and the versions of Sphinx,
-        docutils, Pygments and this package (and the files of the packages that other extensions'
-        figure kinds draw with), so a page built from it is byte-for-byte the page drawn anew. A figure
-        that warned is never kept (its warning would be lost), nor one that holds content
-        whose HTML depends on the rest of the page (displayed math, math drawn as images, images,
-        cross-references; inline math is kept when MathJax renders it, and its page still loads
-        MathJax). Whatever this says, the artifacts this machine has checked against the schema are
-        remembered by the sha256 of their bytes (`~/.cache/sphinx-tensorviz/validated`), so an unchanged
-        file is not checked again; a changed file always is.
+        The same folder also keeps the parts of HTML figures (`tensorviz_part_cache`). Whatever this
+        says, the artifacts this machine has
+        checked against the schema are remembered by the sha256 of their bytes
+        (`~/.cache/sphinx-tensorviz/validated`), so an unchanged file is not checked again; a changed file
+        always is.
         """, check=boolean, rebuild="", setting="drawing_cache", topic="speed"),
+    ConfigValue("tensorviz_part_cache", True, (bool,), """
+        For the `html`, `dirhtml` and `singlehtml` builders, the heavy parts a figure kind
+        draws from its artifact (the long description, data tables, a graph's outline, check lists, source
+        panels; with the figure's title, alt text, SVG, the problems its kind found, its printed output
+        and its downloads) are kept, next to the drawings (see `tensorviz_drawing_cache`), as the HTML the
+        builder's translator writes for them and the words the search index reads in them, with the files
+        they put beside the page (a big graph's module files, the downloads); a sweep's parts by all its
+        points; and a graph's checkpoints and tours (`tv-activations`, `tv-steps`) whole, unless drawing
+        them gave a warning. A fresh output folder then neither builds nor translates them again: on the
+        course, a fresh-output build with every artifact cached took 1.45 to 1.6 times plain Sphinx with
+        the cache and 1.7 to 1.8 times without it (`bench/bench_build.py` on a shared two-core machine,
+        where single builds of one run spread by about 0.3 of that ratio). An entry's name covers the
+        artifact's content hash, the renderer hash (the drawing code and the render options), the figure's
+        id, the page, the builder and its translator, the whole configuration (`conf.py` itself and any
+        `docutils.conf` included), and the versions of Sphinx, docutils, Pygments and this package; it is
+        used only while the artifact file and the project files it shows are byte for byte as they were,
+        so a page built from it is byte-for-byte the page drawn anew. The rest of a figure (its prompt,
+        provenance, and the warnings of failed claims and of the kind, which are given again on every
+        build) is made on every build; a figure whose drawing warned otherwise (refused downloads) is not
+        kept. Parts whose HTML depends on the rest of the page (displayed math, math drawn as images,
+        images, cross-references) are not kept; inline math is, when MathJax renders it, and its page
+        still loads MathJax. Nothing of Sphinx's builder or loggers is changed to do this. `False`: every
+        part is built and translated on every build.
+        """, check=boolean, rebuild="", topic="speed"),
     ConfigValue("tensorviz_quick_exit", False, (bool,), """
         Opt-in. When `True` and `sphinx-build` (or `python -m sphinx`) has finished a
         build without crashing, the process exits without the interpreter's final garbage-collection

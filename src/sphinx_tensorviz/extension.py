@@ -10,11 +10,9 @@ join the stages are the thin functions at the end of this module.
 
 from __future__ import annotations
 
-import gc
 import importlib
 import pkgutil
 from typing import Any
-from weakref import WeakSet
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -44,8 +42,6 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     # execute + store
     app.connect("env-get-outdated", _documents_to_reread)
     app.connect("env-updated", _execute)
-    app.connect("env-updated", _freeze_what_was_read, priority=900)  # after every other handler
-    app.connect("build-finished", _unfreeze)
     # render
     setup_html_nodes(app)
     setup_quick_exit(app)
@@ -89,28 +85,3 @@ def _execute(app: Sphinx, env: BuildEnvironment) -> None:
     from .execute.phase import execute_all
 
     execute_all(env, settings(app), app.verbosity)
-
-
-#: the applications whose build froze the garbage collector's objects (a set, not an attribute of
-#: the application: the application is Sphinx's)
-_FROZE: WeakSet[Sphinx] = WeakSet()
-
-
-def _freeze_what_was_read(app: Sphinx, env: BuildEnvironment) -> None:
-    """``env-updated``, last: what reading made (the environment, the parsed artifacts) lives until
-    the build ends, so Python's garbage collector stops scanning it while pages are written.
-
-    Writing pages allocates many short-lived objects; every full collection used to walk the
-    whole environment as well (about a tenth of a cached build of the course). ``gc.freeze`` is
-    also what keeps ``sphinx-build -j``'s forked writers from copying those pages. Only a freeze
-    made here is undone (at ``build-finished``); a process that froze objects itself keeps them so.
-    """
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        _FROZE.add(app)
-
-
-def _unfreeze(app: Sphinx, exception: BaseException | None) -> None:
-    if app in _FROZE:
-        gc.unfreeze()
-        _FROZE.discard(app)

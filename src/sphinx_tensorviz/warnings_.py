@@ -45,8 +45,19 @@ def failure_subtype(kind: str) -> Subtype:
         return Subtype.crash
 
 
+#: how many warnings :func:`warn` has given in this process (one number, read by :func:`given`)
+_GIVEN = [0]
+
+
+def given() -> int:
+    """How many tensorviz warnings this process has given: a figure kept as HTML must not be one
+    whose drawing warned (the warning would not be given again when it is used)."""
+    return _GIVEN[0]
+
+
 def warn(message: str, subtype: Subtype, location: Any = None) -> None:
     """Emit a located tensorviz warning (the build goes on; ``-W`` makes it fail)."""
+    _GIVEN[0] += 1
     logger.warning(
         message, type="tensorviz", subtype=subtype.value, location=location
     )

@@ -1,6 +1,6 @@
 """Files this machine keeps between builds, each a copy of what would be made again.
 
-The drawing cache (:mod:`..render.cache`: drawings, translated figures) and the imports found in
+The drawing cache (:mod:`..render.cache`: drawings, figure parts) and the imports found in
 model files (:mod:`..read.sources`) are kept the same way: one file per entry under a root in the
 user's cache folder, written atomically (a reader sees the old entry or the new one), marked when
 used and removed after :data:`MAX_AGE_DAYS` without use. Losing an entry only costs the time to

@@ -59,7 +59,7 @@ def drawing_cache_folder(machine_local: bool, doctreedir: Path) -> Path:
 
 
 class RenderCache(KeptFiles):
-    """The drawing cache: drawings and translated figures (:mod:`.figure_cache`)."""
+    """The drawing cache: drawings and the parts of HTML figures (:mod:`.part_cache`)."""
 
     def svg(self, recording: str, renderer_hash: str, draw: Callable[[], str]) -> str:
         """The SVG for ``recording`` (:func:`artifact_key`) drawn with ``renderer_hash``'s options."""

@@ -41,8 +41,8 @@ class tv_html_markup(nodes.General, nodes.Element):  # noqa: N801
 
 
 class tv_html_translated(nodes.General, nodes.Element):  # noqa: N801
-    """A whole figure, already translated for this builder (``markup``), with the words the search
-    index would have read in it as its one text child (see :mod:`.figure_cache`); ``math``: it
+    """A part of a figure, already translated for this builder (``markup``), with the words the search
+    index would have read in it as its one text child (see :mod:`.part_cache`); ``math``: it
     holds inline math, so the page must load MathJax as if the math had been translated with it."""
 
 

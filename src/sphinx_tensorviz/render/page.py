@@ -43,7 +43,7 @@ class Page:
     render_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: what a feature computed once for this page (its key: the feature's own), e.g. the named graphs
     memo: dict[str, Any] = field(default_factory=dict)
-    #: the page's translated figures (:class:`.figure_cache.FigureCache`), for HTML builders; else ``None``
+    #: the kinds' parts kept as HTML (:class:`.part_cache.PartCache`), for HTML builders; else ``None``
     kept: Any = None
 
     @property

@@ -9,6 +9,7 @@ and corrupt artifacts become a located warning and a visible box on the page; th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,9 @@ from .assemble import Prompt, html_figure, latex_figure, plain_figure
 from .bidi import isolated
 from .cache import RenderCache, drawing_cache_folder
 from .choices import confirmation_of
-from .figure_cache import for_page
 from .footer import provenance_line
 from .page import Page, RenderContext
+from .part_cache import Drawn, for_page
 from .parts import FigureParts
 from .registry import registry
 from .sweep_figures import per_point, switcher
@@ -53,14 +54,11 @@ def render_document(document: nodes.document, env: Any) -> None:
                         builder.get_target_uri(env.docname))
     page = Page(document, env, builder, build_store(env, conf), ctx, Limits.from_settings(conf), conf.mode,
                 registry(app))
-    page.kept = for_page(page)  # translated figures, for HTML builders
+    page.kept = for_page(page)  # the kinds' parts kept as HTML, for HTML builders
     for _order, page_pass in page.registry.passes:
         page_pass(page)
     for node in list(document.findall(tensorviz_figure)):
-        def make(node: tensorviz_figure = node) -> nodes.Node:
-            return isolated(figure(page, node))
-
-        node.replace_self(page.kept.figure(node, make) if page.kept is not None else make())
+        node.replace_self(isolated(figure(page, node)))
     if builder.format == "man":
         captions_before_tables(document)
 
@@ -92,21 +90,30 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
     if notes:  # e.g. a guided tour on this page numbers its stops on the graph
         render = {**render, **notes}
         renderer_hash = digest({"renderer": renderer_hash, **notes})
-    parts = kind.entry("parts")(found, render, renderer_hash, page.ctx)
+    def make() -> FigureParts:
+        """The kind's parts, with what the figure adds from its artifact: printed output, details."""
+        parts = kind.entry("parts")(found, render, renderer_hash, page.ctx)
+        if found["stdout"].strip():
+            parts.details.append(printed_output(found["stdout"]))
+        for detail in page.registry.details:  # e.g. the downloads, written next to the page
+            made = detail(page, node, found, parts)
+            if made is not None:
+                parts.details.append(made)
+        return parts
+
+    drawn = (page.kept.draw(node, [found], {"directive": request.directive, "render": render, "renderer": renderer_hash},
+                            make) if page.kept is not None else Drawn(make()))
+    parts = drawn.parts
     for message, subtype in parts.warnings:
         warn(f"{request.directive}: {message}", subtype, location=node)
-    if found["stdout"].strip():
-        parts.details.append(printed_output(found["stdout"]))
-    for detail in page.registry.details:
-        made = detail(page, node, found, parts)
-        if made is not None:
-            parts.details.append(made)
     for check in found.get("checks", []):
         if not check["passed"]:
             warn(f"{request.directive}: claim failed: {check['description']}"
                  + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
-    return layout(page, node, parts, prompt(node, request.render, found.get("checks", [])), provenance_line(found),
+    made = layout(page, node, parts, prompt(node, request.render, found.get("checks", [])), provenance_line(found),
                   request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
+    drawn.keep(isolated(made))  # kept as the page shows it: with its texts isolated
+    return made
 
 
 def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
@@ -126,14 +133,23 @@ def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
         else:  # warns like a missing figure; the points are still shown
             problem = missing(page, node, sweep.check, found).astext()
     first = sweep.points[0].request
-    rendering = page.registry.executed[first.directive].entry("sweep")(sweep, artifacts, check, problem, page.ctx)
-    for message, subtype in rendering.warnings:
+
+    def make() -> FigureParts:  # the sweep's warnings are given at the figure, as the parts' are
+        rendering = page.registry.executed[first.directive].entry("sweep")(sweep, artifacts, check, problem, page.ctx)
+        return replace(rendering.parts, warnings=list(rendering.warnings))
+
+    named_by = {"directive": first.directive, "sweep": sweep, "problem": problem, "renderer": first.renderer_hash}
+    drawn = (page.kept.draw(node, [*artifacts, *([check] if check else [])], named_by, make)
+             if page.kept is not None else Drawn(make()))
+    for message, subtype in drawn.parts.warnings:
         warn(message, subtype, location=node)
     footer = f"{len(artifacts)} recorded runs, one per point (hashes listed with each); the first: " \
              + provenance_line(artifacts[0])
     key = digest({"points": [p.request.content_hash for p in sweep.points], "renderer": first.renderer_hash})
-    return layout(page, node, rendering.parts, prompt(node, first.render, check["checks"] if check else None),
+    made = layout(page, node, drawn.parts, prompt(node, first.render, check["checks"] if check else None),
                   footer, first.directive, key[:24])
+    drawn.keep(isolated(made))  # kept as the page shows it: with its texts isolated
+    return made
 
 
 def prompt(node: tensorviz_figure, render: dict[str, Any], checks: list[dict[str, Any]] | None) -> Prompt:

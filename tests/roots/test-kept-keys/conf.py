@@ -1,5 +1,5 @@
 """Test root: every executed figure kind, and the figures drawn from a graph's artifact, whose
-hashed options tests/test_figure_cache.py changes one by one (the page is written from
+hashed options tests/test_part_keys.py changes one by one (the page is written from
 ``index.md.in`` with each variant; nothing is committed, everything executes)."""
 
 project = "tensorviz kept keys"

@@ -6,6 +6,7 @@ the graph's default view, the ids of what is drawn, and where a hidden node is s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -127,3 +128,14 @@ def swept_graphs(page: Page) -> dict[str, tuple[str, Sweep]]:
             for node in page.document.findall(tensorviz_figure)
             if node["request"] is not None and node["request"].directive == GRAPH_DIRECTIVE and node.get("sweep")
             for name in node["names"]}
+
+
+def drawn_from_graph(page: Page, node: nodes.Element, graph: Any, make: Callable[[], nodes.Node],
+                     **context: Any) -> nodes.Node:
+    """A page pass's node drawn from one of the page's graphs (:class:`GraphOnPage`):
+    kept whole (:meth:`~...render.part_cache.PartCache.whole`) for HTML builders, by the graph's artifact, figure id and
+    view, and ``context``; else made by ``make``."""
+    if page.kept is None:
+        return make()
+    named_by = {"graph": [graph.figure_id, graph.depth, list(graph.expand)], "context": context}
+    return page.kept.whole(node, [graph.artifact], named_by, make)

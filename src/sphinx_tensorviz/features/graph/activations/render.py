@@ -29,7 +29,6 @@ from ....render import svg
 from ....render.assemble import prediction_node
 from ....render.bidi import isolated
 from ....render.cache import RenderCache, artifact_key
-from ....render.figure_cache import drawn_from_graph
 from ....render.html_nodes import markup as html_markup
 from ....render.html_nodes import scroll_region, tv_html_tag
 from ....render.ids import slugify
@@ -38,7 +37,7 @@ from ....render.page import Page
 from ....render.sweep_figures import per_point, point_figure_id, switcher
 from ....render.tables import data_table
 from ....warnings_ import Subtype, warn
-from ..page import GraphOnPage, graph_for, swept_graphs
+from ..page import GraphOnPage, drawn_from_graph, graph_for, swept_graphs
 from .directive import tensorviz_activations
 
 __all__ = ["activations_figure", "render_activations"]
@@ -209,7 +208,7 @@ _DRAWERS: dict[str, Callable[[str, dict[str, Any], str], tuple[str, Callable[[st
 
 
 # The SVG drawing code is imported when a checkpoint is first drawn: a build whose checkpoints all
-# come from the drawing cache, or were kept translated (render/figure_cache.py), never loads it.
+# come from the drawing cache, or were kept translated (render/part_cache.py), never loads it.
 
 def _heatmap_svg(*args: Any, **kwargs: Any) -> str:
     from ....render.cell_grid import cell_grid_svg

@@ -15,12 +15,11 @@ from typing import Any
 from docutils import nodes
 
 from ....render.bidi import isolated
-from ....render.figure_cache import drawn_from_graph
 from ....render.html_nodes import tv_html_tag
 from ....render.ids import line_id
 from ....render.page import Page
 from ....warnings_ import Subtype, warn
-from ..page import GraphOnPage, graph_for, named_graphs
+from ..page import GraphOnPage, drawn_from_graph, graph_for, named_graphs
 from .directive import tensorviz_step, tensorviz_steps
 
 __all__ = ["render_tours", "resolve_target", "steps_figure"]

@@ -1,6 +1,6 @@
-"""What a kept figure's name covers (:mod:`.figure_cache`): everything its HTML depends on,
-the content hashes of the artifacts it is drawn from included; the bytes of the artifacts it read
-are checked on every use.
+"""What the name of a figure's kept parts covers (:mod:`.part_cache`): everything their HTML
+depends on besides the artifact and the renderer hash (which the part cache adds); the bytes of the
+artifact and of the project files it shows are checked on every use.
 
 A value left out here would show a stale figure without a word, so the key is generous: the whole
 configuration rather than the values known to matter, every file of this package rather than
@@ -15,7 +15,6 @@ import hashlib
 import os
 import re
 import sys
-from collections.abc import Sequence
 from enum import Enum
 from functools import cache
 from importlib.util import find_spec
@@ -29,8 +28,8 @@ from ..core.request import package_files
 from .page import Page
 from .registry import lazy
 
-#: the layout of a kept figure; a new one never reads an old one
-FORMAT_VERSION = 4
+#: the layout of an entry of kept parts; a new one never reads an old one
+FORMAT_VERSION = 5
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -56,31 +55,17 @@ def plain(value: Any) -> Any:
     return _ADDRESS.sub("", repr(value))
 
 
-def artifacts_drawn_from(node: Any, others: Sequence[str] = ()) -> list[str]:
-    """The content hashes of every artifact ``node`` is drawn from: its own request's, each point
-    of its sweep and the sweep's check, and ``others`` (a graph's, for its checkpoints and tours).
-
-    Part of the name, not only checked on use: an entry is checked against the artifacts it read,
-    and those still validate after the author changes an option (``:checkpoints: a`` to ``a, b``
-    names a new artifact, while the old one stays in the store), so a name without them would
-    show the old figure without a word.
-    """
-    request, sweep = node.get("request"), node.get("sweep")
-    requests = [*([request] if request is not None else []), *(sweep.requests() if sweep is not None else [])]
-    return sorted({*(r.content_hash for r in requests), *others})
-
-
 #: each builder's page key, per application (computed once a build: the configuration and the code
 #: do not change within it)
 _PAGE_KEYS: PerApp[dict[str, str]] = PerApp(dict)
 
 
 def page_key(page: Page) -> str:
-    """Everything a figure of ``page`` depends on that is not the figure node's.
+    """Everything the parts of a figure of ``page`` depend on that is not the figure's own.
 
-    Not the project's or the output's folder: the HTML names neither (a test builds a kept figure
+    Not the project's or the output's folder: the HTML names neither (a test builds kept parts
     in another folder and compares), so a second checkout of a course, or a fresh output folder,
-    uses what the first made. The project files a figure shows are checked with its artifacts.
+    uses what the first made. The project files a figure shows are checked with its artifact.
     """
     builder = page.builder
     app = app_of(page.env)

@@ -1,16 +1,15 @@
-"""Kept figures are never stale: every hashed option of every executed kind, changed, shows anew.
+"""Kept figure parts are never stale: every hashed option of every executed kind, changed, shows anew.
 
-A kept figure (``render/figure_cache.py``) is named by everything its HTML depends on. A figure
-drawn from an artifact depends on that artifact, and a page pass's figure (a graph's checkpoints,
-its tour) on the graph's artifact, not on its own node: left out of the name, changing a graph's
-``:checkpoints: up`` to ``up, act`` kept showing one strip, even in a fresh output folder (issue 24,
-point 14).
+A figure's kept parts (``render/part_cache.py``) are named by everything their HTML depends on.
+(When whole figures were kept, a page pass's figure, a graph's checkpoints, was named without the
+graph's artifact: changing a graph's ``:checkpoints: up`` to ``up, act`` kept showing one strip,
+even in a fresh output folder, issue 24, point 14. Page passes' figures are no longer kept.)
 
 The test root ``tests/roots/test-kept-keys`` holds one figure of each executed kind, and a tour
 and checkpoints drawn from the graph. The hashed options are read from the reference page (each
 marked "(hashed"), so an option added there is covered here or the test fails; every round
 changes one option of each kind, builds with the figures kept from the rounds before, and
-compares the pages with a build in which no figure is kept.
+compares the pages with a build with ``tensorviz_part_cache = False``.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ import pytest
 from conftest import ROOTS, run_sphinx
 from sphinx_tensorviz.features.graph.directive import GraphDirective
 from sphinx_tensorviz.features.heatmap.directive import HeatmapDirective
-from sphinx_tensorviz.render import transform
 from sphinx_tensorviz.render.registry import registry
 
 pytestmark = pytest.mark.sphinx
@@ -107,11 +105,11 @@ def output(outdir: Path) -> dict[str, bytes]:
             if p.is_file() and p.name != ".buildinfo"}
 
 
-def built_pages(src: Path, options: dict[str, dict[str, str]]) -> tuple[dict[str, bytes], Any]:
+def built_pages(src: Path, options: dict[str, dict[str, str]], **overrides: Any) -> tuple[dict[str, bytes], Any]:
     """The output of a build of ``src`` with ``options``, in a fresh output folder."""
     (src / "index.md").write_text(page_text(options), "utf-8")
     shutil.rmtree(src / "_build", ignore_errors=True)
-    built = run_sphinx(src)
+    built = run_sphinx(src, confoverrides=overrides)
     assert built.statuscode == 0, built.warnings
     return output(built.outdir), built
 
@@ -126,7 +124,7 @@ def test_every_hashed_option_of_every_kind_is_covered() -> None:
         assert set(THROUGH.get(directive, {}).values()) <= set(VARIANTS[directive])
 
 
-def test_a_changed_hashed_option_is_never_shown_from_a_kept_figure(tmp_path: Path,
+def test_a_changed_hashed_option_is_never_shown_from_kept_parts(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     src = tmp_path / "src"
@@ -140,14 +138,12 @@ def test_a_changed_hashed_option_is_never_shown_from_a_kept_figure(tmp_path: Pat
         options = {directive: {**BASE[directive], **(changed[directive][1] if changed.get(directive) else {})}
                    for directive in BASE}
         what = {directive: change[0] for directive, change in changed.items() if change}
-        kept, _ = built_pages(src, options)  # figures kept by every build before
-        with monkeypatch.context() as patch:
-            patch.setattr(transform, "for_page", lambda page: None)
-            without, _ = built_pages(src, options)
+        kept, _ = built_pages(src, options)  # parts kept by every build before
+        without, _ = built_pages(src, options, tensorviz_part_cache=False)
         assert kept.keys() == without.keys(), what
         assert kept["index.html"] != base_pages["index.html"], what
         stale = [name for name in kept if kept[name] != without[name]]
-        assert not stale, f"after changing {what}, kept figures are stale in {stale}"
+        assert not stale, f"after changing {what}, kept parts are stale in {stale}"
         if what.get("tv-graph") == "checkpoints":  # the issue's case: both strips, not one
             assert kept["index.html"].count(b'data-checkpoint="') == 2
 
