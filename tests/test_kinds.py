@@ -53,3 +53,24 @@ def test_a_kind_s_version_enters_its_content_hashes_only_once_it_has_one() -> No
     graph = _directive(GraphDirective, replace(GRAPH, version=2))
     assert graph.hashed_extra("torch") == {"kindVersion": 2, "captureVersion": 3}
     assert _directive(GraphDirective, GRAPH).hashed_extra("torch") == {"captureVersion": 3}
+
+
+def test_every_kind_s_schema_ships_in_the_wheel() -> None:
+    """A kind's ``schema.json`` is package data: a wheel without it cannot check a single artifact."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    from sphinx_tensorviz.core.kinds import declared
+    from sphinx_tensorviz.features import declare_builtin_kinds
+
+    declare_builtin_kinds()
+    root = Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-data"]
+    shipped = patterns["sphinx_tensorviz"]
+    for kind in declared():
+        package, _, name = kind.schema.partition(":")
+        if not package.startswith("sphinx_tensorviz."):
+            continue  # a kind from another package ships its own data
+        relative = "/".join([*package.split(".")[1:], name])
+        assert any(fnmatch.fnmatch(relative, pattern.replace("**/", "*")) for pattern in shipped), relative
