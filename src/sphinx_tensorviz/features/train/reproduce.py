@@ -65,7 +65,7 @@ def reproduce():
 def script() -> str:
     rule = definitions(Path(__file__).with_name("tolerance.py"),
                        ("TRAIN_RTOL_PER_STEP", "TRAIN_RTOL_BASE", "TRAIN_RTOL_CAP", "TRAIN_ATOL",
-                        "final_loss_tolerance"))
+                        "final_loss_rtol", "final_loss_tolerance"))
     return "\n\n".join(rule) + "\n\n" + CODE
 
 

@@ -16,7 +16,11 @@ TRAIN_RTOL_CAP = 0.05
 TRAIN_ATOL = 1e-6
 
 
+def final_loss_rtol(steps: int) -> float:
+    """The relative tolerance on the final loss of a run of ``steps`` steps."""
+    return min(TRAIN_RTOL_CAP, TRAIN_RTOL_BASE + TRAIN_RTOL_PER_STEP * steps)
+
+
 def final_loss_tolerance(steps: int, recorded: float) -> float:
     """The largest difference allowed between a recorded final loss and a re-trained one."""
-    rtol = min(TRAIN_RTOL_CAP, TRAIN_RTOL_BASE + TRAIN_RTOL_PER_STEP * steps)
-    return TRAIN_ATOL + rtol * abs(recorded)
+    return TRAIN_ATOL + final_loss_rtol(steps) * abs(recorded)

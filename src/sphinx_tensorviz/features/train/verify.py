@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...execute.compare import Comparison
-from .tolerance import final_loss_tolerance
+from ...execute.compare import Comparison, Group
+from .tolerance import TRAIN_ATOL, final_loss_rtol, final_loss_tolerance
 
 
 def compare(cmp: Comparison, old: dict[str, Any], new: dict[str, Any], _stored: Any, _result: Any) -> None:
@@ -18,8 +18,13 @@ def compare(cmp: Comparison, old: dict[str, Any], new: dict[str, Any], _stored: 
     cmp.equal(old.get("diverged"), new.get("diverged"), "data.diverged")
     if not new.get("curves"):
         return
+    metric = old["curves"][0]["metric"]
     recorded, now = old["curves"][0]["points"][-1][1], new["curves"][0]["points"][-1][1]
-    allowed = final_loss_tolerance(old["steps"], recorded)
-    if abs(now - recorded) > allowed:
-        cmp.problems.append(f"final {old['curves'][0]['metric']}: stored {recorded!r}, now {now!r} "
-                            f"(difference {abs(now - recorded):.3g}, allowed {allowed:.3g} after {old['steps']} steps)")
+    where = f"the final {metric} (after {old['steps']:,} steps)"
+    cmp.groups.append(Group(where, "float32", 1, final_loss_rtol(old["steps"]), TRAIN_ATOL, False))
+    difference, allowed = abs(now - recorded), final_loss_tolerance(old["steps"], recorded)
+    if difference >= cmp.largest:
+        cmp.largest, cmp.where = difference, f"{where}: stored {recorded!r}, now {now!r}"
+    if not difference <= allowed:
+        cmp.problems.append(f"{where}: stored {recorded!r}, now {now!r} (difference {difference:.3g}, "
+                            f"allowed {allowed:.3g})")
