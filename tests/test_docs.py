@@ -33,6 +33,7 @@ from sphinx_tensorviz.features.graph.directive import GraphDirective
 from sphinx_tensorviz.features.graph.tour.directive import StepDirective, StepsDirective
 from sphinx_tensorviz.features.heatmap.directive import HeatmapDirective
 from sphinx_tensorviz.features.lesson.directive import CatalogueDirective, LessonDirective
+from sphinx_tensorviz.features.train.directive import TrainDirective
 from sphinx_tensorviz.read.directives import ExecutedDirective
 from sphinx_tensorviz.warnings_ import Subtype
 
@@ -49,6 +50,7 @@ DIRECTIVES: dict[str, type] = {
     "tv-activations": ActivationsDirective,
     "tv-lesson": LessonDirective,
     "tv-catalogue": CatalogueDirective,
+    "tv-train": TrainDirective,
 }
 
 
