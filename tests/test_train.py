@@ -25,6 +25,8 @@ from sphinx_tensorviz.core.protocol import ProtocolError, ReturnedFile, Success,
 from sphinx_tensorviz.execute.returned import read_returned
 from sphinx_tensorviz.features.train.curves import MAX_POINTS, Curve, downsample
 from sphinx_tensorviz.features.train.describe import curve_sentence, train_alt
+from sphinx_tensorviz.store.artifacts import ArtifactStore
+from sphinx_tensorviz.store.guard import list_store, set_aside_intruders
 from sphinx_tensorviz.store.returned_files import FOLDER, store_returned_file
 
 ENVIRONMENT = {"backend": "cpu", "python": "3.12", "framework": "torch"}
@@ -112,13 +114,28 @@ def test_the_build_reads_back_only_the_regular_files_the_result_lists(tmp_path: 
 
 def test_the_store_writes_a_returned_file_once_and_replaces_a_damaged_one(tmp_path: Path) -> None:
     name, _ = _weights()
-    path = store_returned_file(tmp_path, name, b"weights")
+    path = store_returned_file(ArtifactStore(tmp_path), name, b"weights")
     assert path == tmp_path / FOLDER / name and path.read_bytes() == b"weights"
     written = path.stat().st_mtime_ns
-    assert store_returned_file(tmp_path, name, b"weights").stat().st_mtime_ns == written  # not written again
+    assert store_returned_file(ArtifactStore(tmp_path), name, b"weights").stat().st_mtime_ns == written  # not again
     path.write_bytes(b"damaged")
-    assert store_returned_file(tmp_path, name, b"weights").read_bytes() == b"weights"
+    assert store_returned_file(ArtifactStore(tmp_path), name, b"weights").read_bytes() == b"weights"
     assert sorted(p.name for p in (tmp_path / FOLDER).iterdir()) == [name]  # no temporary file left
+
+
+def test_weights_a_build_writes_are_its_own_and_a_planted_file_is_set_aside(tmp_path: Path) -> None:
+    """The store's guard (a concurrent build's, while lesson code runs) knows the weights a build wrote
+    from the ledger; a file that lesson code put into ``weights/`` is set aside as any intruder."""
+    store = ArtifactStore(tmp_path)
+    store_returned_file(store, _weights(b"first")[0], b"first")
+    before = list_store(store)
+    written = store_returned_file(store, _weights(b"second")[0], b"second")
+    planted = tmp_path / FOLDER / _weights(b"planted")[0]
+    planted.write_bytes(b"planted")
+    with store.lock():
+        intruders = set_aside_intruders(store, before)
+    assert [i.name for i in intruders] == [f"{FOLDER}/{planted.name}"]
+    assert written.exists() and not planted.exists()
 
 
 # -- real builds ---------------------------------------------------------------------------------

@@ -91,7 +91,7 @@ def _store_files(store: ArtifactStore, request: ExecutionRequest, outcome: Outco
     """Move the files the worker returned into the store, before the artifact that names them."""
     try:
         for name, content in sorted(outcome.files.items()):
-            store_returned_file(store.root, name, content)
+            store_returned_file(store, name, content)
     except OSError as exc:  # the page needs only the artifact: say so, and go on
         warn(f"{request.directive}: cannot write the files it returned into {store.location} ({exc}); the figure "
              "is drawn, but later figures cannot load them until it runs again", Subtype.store,

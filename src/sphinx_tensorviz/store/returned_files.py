@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .artifacts import FILE_MODE
+from .artifacts import FILE_MODE, ArtifactStore
 from .files import read_regular
 
 #: the store's folder of returned files
@@ -26,16 +26,24 @@ def returned_file_path(root: Path, name: str) -> Path:
     return Path(root) / FOLDER / name
 
 
-def store_returned_file(root: Path, name: str, content: bytes) -> Path:
+def store_returned_file(store: ArtifactStore, name: str, content: bytes) -> Path:
     """Write ``content`` as ``name`` unless the store already holds those bytes; return its path."""
-    path = returned_file_path(root, name)
+    path = returned_file_path(store.root, name)
     try:
         if hashlib.sha256(read_regular(path, len(content))).hexdigest() == name.partition(".")[0]:
             return path
     except OSError:  # absent, not a regular file, larger or unreadable: replaced below
         pass
+    with store.lock():
+        _atomic_write_bytes(path, content)
+        store.note_written(path, content)
+    return path
+
+
+def _atomic_write_bytes(path: Path, content: bytes) -> None:
+    """A temporary file in the same folder, flushed to disk, then renamed over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "wb") as handle:
@@ -46,4 +54,3 @@ def store_returned_file(root: Path, name: str, content: bytes) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
