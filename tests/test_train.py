@@ -342,3 +342,72 @@ def test_a_diverging_run_and_a_million_logged_steps_are_bounded_and_warn_at_the_
     again = run_sphinx(fresh)
     assert again.summary == (0, 2, 0) and again.tensorviz_warnings() == [w.replace(str(srcdir), str(fresh))
                                                                         for w in warnings]
+
+
+@pytest.mark.sphinx
+@pytest.mark.execution
+def test_verify_re_trains_and_show_summarises(trained: tuple[Path, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    from sphinx_tensorviz.cli import main
+
+    srcdir, _ = trained
+    assert main(["verify", str(srcdir), "--doc", "torch"]) == 0
+    out = capsys.readouterr().out
+    assert "tv-train" in out and "1 float32 value in the final loss (after 60 steps) within rtol=0.00016" in out
+    assert out.strip().endswith("1 of 1 artifact reproduced")
+    content_hash = next(h for h, a in load_artifacts(srcdir).items()
+                        if a["request"]["options"]["train_file"] == "models/linreg.py")
+    assert main(["show", content_hash[:12], str(srcdir)]) == 0
+    out = capsys.readouterr().out
+    assert "training over 60 steps: loss falls from 7.76 to " in out and "snapshots at 0, 30, 60" in out
+
+
+@pytest.mark.sphinx
+@pytest.mark.execution
+def test_weights_over_their_limit_are_a_located_limit_failure(tmp_path: Path) -> None:
+    srcdir = copy_root("train", tmp_path / "src")
+    (srcdir / "jax.md").write_text("# Nothing here\n", "utf-8")
+    built = run_sphinx(srcdir, confoverrides={"tensorviz_max_weights_mb": 0.0002})  # 210 bytes: one snapshot
+    assert built.summary == (1, 0, 1)
+    (warning,) = built.tensorviz_warnings()
+    assert "torch.md:5:" in warning and "[tensorviz.limit]" in warning
+    assert "over tensorviz_max_weights_mb = 0.0002" in warning and "up to step 30" in warning
+    assert load_artifacts(srcdir) == {} and not (store_dir(srcdir) / "weights").exists()
+
+
+BAD_OPTIONS = """# Bad options
+
+```{tv-train}
+:model: models/linreg.py:make_model
+:train: models/linreg.py:train
+:steps: 10
+:snapshots: 0, 20
+```
+
+```{tv-train}
+:model: models/linreg.py:make_model
+:train: models/linreg.py:train
+:steps: 10
+:source: models/linreg.py
+```
+
+```{tv-train}
+:model: models/linreg.py:make_model
+:train: models/missing.py:train
+:steps: 10
+```
+"""
+
+
+@pytest.mark.sphinx
+def test_bad_options_are_located_warnings_and_run_nothing(tmp_path: Path) -> None:
+    srcdir = copy_root("train", tmp_path / "src")
+    (srcdir / "jax.md").write_text("# Nothing here\n", "utf-8")
+    (srcdir / "torch.md").write_text(BAD_OPTIONS, "utf-8")
+    built = run_sphinx(srcdir)
+    assert "executing" not in built.status and load_artifacts(srcdir) == {}
+    found = built.tensorviz_warnings()
+    assert len(found) == 3, built.warnings
+    assert "torch.md:3:" in found[0] and ":snapshots: 20 after the last step (10)" in found[0]
+    assert "torch.md:10:" in found[1] and ":source: is not an option of tv-train" in found[1]
+    assert "torch.md:17:" in found[2] and "'models/missing.py' does not exist" in found[2]
+    assert all("[tensorviz.option]" in w or "[tensorviz.source]" in w for w in found)
