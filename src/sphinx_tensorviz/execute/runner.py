@@ -37,7 +37,6 @@ from .caches import cache_environment, cache_mounts
 from .determinism import worker_environment
 from .interrupt import Interrupted, Stop
 from .lesson_traceback import project_relative
-from .returned import read_returned
 from .pool import ForkedWorker, WorkerPool, open_pool
 from .processes import (
     TOKEN_VARIABLE,
@@ -49,6 +48,7 @@ from .processes import (
     remove_stale_job_dirs,
     sweep_children,
 )
+from .returned import read_returned
 from .sandbox import sandbox_command
 from .watching import TailReader, wait_for_exit
 

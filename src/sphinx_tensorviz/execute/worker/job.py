@@ -28,12 +28,12 @@ from typing import Any
 from ...core.kinds import WORKER_ENTRY
 from ...core.limits import LimitExceeded, Limits, check_result_size
 from ...core.protocol import Failure, FailureKind, Job, ProtocolError, Result, Success
-from .returned_files import RETURNED_FOLDER, write_returned_files
 from ...store.artifacts import dump_json
 from ..determinism import describe_environment, seed_everything
 from ..lesson_traceback import lesson_error
 from ..processes import PR_SET_PDEATHSIG, prctl
 from .loader import BadResult, import_file, run_inline
+from .returned_files import RETURNED_FOLDER, write_returned_files
 from .tail_buffer import TailBuffer
 
 Runner = Callable[[types.ModuleType, Job], dict[str, Any]]
