@@ -45,6 +45,10 @@ def test_a_million_points_keep_the_first_the_last_and_the_minimum_within_the_bou
     assert kept[0] == (1, values[0]) and kept[-1] == (1_000_000, values[-1])
     assert (lowest + 1, values[lowest]) in kept
     assert [s for s, _ in kept] == sorted({s for s, _ in kept}) and curve.logged == 1_000_000
+    gaps = sorted(b[0] - a[0] for a, b in zip(kept, kept[1:]))
+    assert len(kept) >= MAX_POINTS - 3 and gaps[-3] <= 2 * gaps[len(gaps) // 2]  # spread over the whole run
+    early = [v for s, v in kept if s <= 50_000]
+    assert len(early) >= MAX_POINTS // 25 and early[1] < 0.5 * early[0]  # the steep start is drawn
 
 
 def test_downsampling_spreads_the_points_evenly() -> None:
@@ -54,6 +58,14 @@ def test_downsampling_spreads_the_points_evenly() -> None:
     gaps = [b[0] - a[0] for a, b in zip(kept, kept[1:])]
     assert max(gaps) <= 2 * min(gaps) + 2  # even spacing, not a cluster at one end
     assert downsample(points[:10], 50) == points[:10]
+
+
+def test_step_ticks_read_as_numbers() -> None:
+    from sphinx_tensorviz.features.train.chart import nice_ticks, step_label
+
+    assert [step_label(t) for t in nice_ticks(0, 1_000_000)] == ["0", "200k", "400k", "600k", "800k", "1M"]
+    assert [step_label(t) for t in nice_ticks(0, 60)] == ["0", "20", "40", "60"]
+    assert nice_ticks(0.31, 4.2, 4)[0] <= 0.31 and nice_ticks(0.31, 4.2, 4)[-1] >= 4.2
 
 
 # -- words -----------------------------------------------------------------------------------

@@ -38,6 +38,15 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return [round(k * step, 12) for k in range(first, last + 1)]
 
 
+def step_label(step: float) -> str:
+    """A step as a tick says it: ``60``, ``2,500``, ``200k``, ``1.5M``."""
+    if step >= 1_000_000 and step % 100_000 == 0:
+        return f"{step / 1_000_000:g}M"
+    if step >= 10_000 and step % 1_000 == 0:
+        return f"{step / 1_000:g}k"
+    return f"{int(step):,}"
+
+
 def chart_drawing(data: dict[str, Any], *, title: str, alt: str) -> Drawing:
     """The chart of ``data["curves"]`` over ``0`` to ``data["steps"]``."""
     steps = data["steps"]
@@ -53,7 +62,7 @@ def chart_drawing(data: dict[str, Any], *, title: str, alt: str) -> Drawing:
     axis: list[Shape] = [Line(LEFT, bottom, LEFT + plot_w, bottom)]
     for tick in x_ticks:
         axis.append(Line(x_of(tick), bottom, x_of(tick), bottom + 5))
-        axis.append(Text(x_of(tick), bottom + 8 + FONT, fmt(tick), anchor="middle"))
+        axis.append(Text(x_of(tick), bottom + 8 + FONT, step_label(tick), anchor="middle"))
     axis.append(Text(LEFT + plot_w / 2, bottom + 14 + 2 * FONT, "step", anchor="middle"))
     return Drawing(width=WIDTH, height=bottom + BOTTOM, title=title, desc=alt, id_prefix=svg.ID_TOKEN,
                    cls="tv-svg-train", font_family=FONT_FAMILY, font_size=FONT, compact=True,

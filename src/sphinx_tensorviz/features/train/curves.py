@@ -1,9 +1,10 @@
 """Recorded curves, bounded however long the run: a metric keeps at most :data:`MAX_POINTS` points.
 
 A million ``log.step`` calls must not become a million points in a committed artifact (nor a
-million-point SVG). Each curve is thinned as it grows (every other point dropped whenever it holds
-twice the bound, which costs O(1) per call on average), then cut to :data:`MAX_POINTS` evenly
-spaced points at the end. The first point, the last and the minimum are always kept: they are what
+million-point SVG). Each curve keeps every ``stride``-th value logged: whenever it holds twice the
+bound, every other point is dropped and the stride doubles, so the points stay evenly spread over
+the whole run (O(1) per call on average); at the end they are cut to :data:`MAX_POINTS` evenly
+spaced points. The first point, the last and the minimum are always kept: they are what
 a reader (and a claim like "loss below 0.5") looks for. Pure Python: the worker uses it, and so can
 a test.
 """
@@ -25,18 +26,20 @@ class Curve:
     metric: str
     points: list[Point] = field(default_factory=list)
     logged: int = 0  #: how many values were logged in all
+    stride: int = 1  #: ``points`` holds the values logged at multiples of it (counting from 0)
     lowest: Point | None = None
     last: Point | None = None
 
     def add(self, step: int, value: float) -> None:
-        self.logged += 1
         point = (step, value)
         self.last = point
         if self.lowest is None or value < self.lowest[1]:
             self.lowest = point
-        self.points.append(point)
-        if len(self.points) >= 2 * MAX_POINTS:
-            self.points = self.points[::2]
+        if self.logged % self.stride == 0:
+            self.points.append(point)
+            if len(self.points) >= 2 * MAX_POINTS:
+                self.points, self.stride = self.points[::2], self.stride * 2
+        self.logged += 1
 
     def stored(self) -> list[Point]:
         """At most :data:`MAX_POINTS` points: evenly spaced, with the first, the minimum and the last."""
