@@ -423,3 +423,16 @@ def test_bad_options_are_located_warnings_and_run_nothing(tmp_path: Path) -> Non
     assert "torch.md:10:" in found[1] and ":source: is not an option of tv-train" in found[1]
     assert "torch.md:17:" in found[2] and "'models/missing.py' does not exist" in found[2]
     assert all("[tensorviz.option]" in w or "[tensorviz.source]" in w for w in found)
+
+
+@pytest.mark.sphinx
+@pytest.mark.execution
+def test_a_run_over_the_time_limit_is_stopped_with_a_located_warning(tmp_path: Path) -> None:
+    srcdir = copy_root("train-bad", tmp_path / "src")
+    (srcdir / "index.md").write_text("# Slow\n\n```{tv-train}\n:model: models/runs.py:make_model\n"
+                                     ":train: models/runs.py:train_forever\n:steps: 100000\n```\n", "utf-8")
+    built = run_sphinx(srcdir, confoverrides={"tensorviz_timeout": 4})
+    assert built.summary == (1, 0, 1)
+    (warning,) = built.tensorviz_warnings()
+    assert "index.md:3:" in warning and "[tensorviz.timeout]" in warning and "tensorviz_timeout" in warning
+    assert load_artifacts(srcdir) == {} and not (store_dir(srcdir) / "weights").exists()

@@ -26,3 +26,11 @@ def train_too_fast(model, *, steps, seed, log):
 def log_a_million(model, *, steps, seed, log):
     for step in range(1, steps + 1):
         log.step(step, loss=1.0 / math.sqrt(step) + 0.01 * math.sin(step / 1000))
+
+
+def train_forever(model, *, steps, seed, log):
+    import time
+
+    for step in range(1, steps + 1):
+        time.sleep(0.01)
+        log.step(step, loss=1.0 / step)
