@@ -68,6 +68,51 @@ def test_step_ticks_read_as_numbers() -> None:
     assert nice_ticks(0.31, 4.2, 4)[0] <= 0.31 and nice_ticks(0.31, 4.2, 4)[-1] >= 4.2
 
 
+# -- the log a training function receives (in this process: the worker's own code) ---------------
+
+@pytest.mark.execution
+def test_the_log_refuses_what_it_cannot_record_by_name() -> None:
+    import torch
+
+    from sphinx_tensorviz.execute.worker.loader import BadResult
+    from sphinx_tensorviz.features.train.recorder import MAX_METRICS, TrainingLog
+
+    def log(snapshots: list[int] | None = None) -> TrainingLog:
+        return TrainingLog(torch.nn.Linear(2, 1), "torch", 10, snapshots or [], 64)
+
+    with pytest.raises(BadResult, match="loss= must be a number"):
+        log().step(1, loss=torch.ones(2))
+    going_back = log()
+    going_back.step(5, loss=1.0)
+    with pytest.raises(BadResult, match="never go back"):
+        going_back.step(4, loss=1.0)
+    with pytest.raises(BadResult, match="steps run from 0 to :steps: \\(10\\)"):
+        log().step(11, loss=1.0)
+    crowded = log()
+    with pytest.raises(BadResult, match=f"more than {MAX_METRICS} metrics"):
+        crowded.step(1, **{f"m{i}": 1.0 for i in range(MAX_METRICS + 1)})
+    skipped = log([3, 10])
+    skipped.step(2, loss=1.0)
+    with pytest.raises(BadResult, match="never logged the snapshot step\\(s\\) 3"):
+        skipped.finish()
+
+
+@pytest.mark.sphinx
+@pytest.mark.execution
+def test_a_loop_that_returns_something_else_keeps_the_model_it_trained(tmp_path: Path) -> None:
+    """A PyTorch loop that returns its losses: the last snapshot is the trained model, not a failure."""
+    srcdir = copy_root("train", tmp_path / "src")
+    (srcdir / "jax.md").write_text("# Nothing here\n", "utf-8")
+    edit(srcdir / "models" / "linreg.py", "        log.step(step, loss=loss.item(), weight_norm=model.weight.norm().item())",
+         "        log.step(step, loss=loss.item(), weight_norm=model.weight.norm().item()) if step < steps else None\n"
+         "    return [loss.item()]")
+    built = run_sphinx(srcdir)
+    assert built.summary == (1, 0, 0) and built.tensorviz_warnings() == [], built.warnings
+    (run,) = load_artifacts(srcdir).values()
+    assert [s["step"] for s in run["data"]["snapshots"]] == [0, 30, 60]
+    assert len({s["sha256"] for s in run["data"]["snapshots"]}) == 3  # the last one is trained further
+
+
 # -- words -----------------------------------------------------------------------------------
 
 def test_the_alt_text_states_the_curve_in_words() -> None:

@@ -83,10 +83,10 @@ class TrainingLog:
         self.snapshots.append({"step": step, "sha256": name.partition(".")[0], "size": len(content),
                                "format": "safetensors", "tensors": count})
 
-    def finish(self, returned: Any) -> None:
-        """After the loop: the last step's snapshot from the model ``train`` returned (or the current
-        one) if the loop did not log that step; a snapshot step never reached is the author's error,
-        unless the run diverged before it."""
+    def finish(self, returned: Any = None) -> None:
+        """After the loop: the last step's snapshot from the model ``train`` returned (else the
+        current one) if the loop did not log that step; a snapshot step never reached is the
+        author's error, unless the run diverged before it."""
         if self.diverged is None and self._steps in self._wanted:
             self.keep(self._steps, returned)
         missing = sorted(s for s in self._wanted if self.diverged is None or s < self.diverged["step"])
@@ -111,6 +111,6 @@ def _scalar(name: str, value: Any) -> float:
     """A Python float from a number, a 0-d NumPy array, tensor or JAX array."""
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RuntimeError):  # torch: RuntimeError for a tensor of several values
         raise BadResult(f"log.step's {name}= must be a number (a 0-d tensor is fine), got "
                         f"{type(value).__name__}") from None

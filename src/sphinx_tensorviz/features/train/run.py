@@ -38,7 +38,9 @@ def run_train(module: types.ModuleType, job: Job) -> dict[str, Any]:
         returned = train(model, **seeded_arguments(train, {"steps": steps, "log": log}, job.seed, job.backend))
     except Diverged:
         pass
-    log.finish(model if returned is None else returned)
+    # the trained model, if the loop returns one (Equinox must: its models are immutable); anything else
+    # it returns (a list of losses) is not a model, and the model it was given is the trained one
+    log.finish(returned if type(returned) is type(model) else None)
     curves = log.curves()
     if not curves:
         raise BadResult("the training function logged nothing: call log.step(step, loss=...) in its loop")
