@@ -42,6 +42,10 @@ def run_train(module: types.ModuleType, job: Job) -> dict[str, Any]:
     # it returns (a list of losses) is not a model, and the model it was given is the trained one
     log.finish(returned if type(returned) is type(model) else None)
     curves = log.curves()
+    if not curves and log.diverged is not None:
+        d = log.diverged
+        raise BadResult(f"the run diverged before anything was recorded: {d['metric']} became {d['value']} at step "
+                        f"{d['step']}, the first it logged (lower the learning rate, or clip the gradients)")
     if not curves:
         raise BadResult("the training function logged nothing: call log.step(step, loss=...) in its loop")
     data: dict[str, Any] = {"kind": "train", "steps": steps, "curves": curves, "snapshots": log.snapshots}
