@@ -97,6 +97,26 @@ def test_the_log_refuses_what_it_cannot_record_by_name() -> None:
         skipped.finish()
 
 
+@pytest.mark.execution
+def test_a_run_that_diverges_at_once_says_so(tmp_path: Path) -> None:
+    import types
+
+    import torch
+
+    from sphinx_tensorviz.core.protocol import Job
+    from sphinx_tensorviz.execute.worker.loader import BadResult
+    from sphinx_tensorviz.features.train.run import run_train
+
+    module = types.ModuleType("lesson")
+    module.make_model = lambda: torch.nn.Linear(2, 1)  # type: ignore[attr-defined]
+    module.train = lambda model, *, steps, seed, log: log.step(1, loss=float("nan"))  # type: ignore[attr-defined]
+    job = Job("tv-train", "sphinx_tensorviz.features.train.run:run_train", "torch", 0, "make_model", {},
+              {"train_file": "m.py", "train": "train", "steps": 5, "snapshots": [0]}, "cpu", "m.py", str(tmp_path),
+              {})
+    with pytest.raises(BadResult, match="diverged before anything was recorded: loss became nan at step 1"):
+        run_train(module, job)
+
+
 @pytest.mark.sphinx
 @pytest.mark.execution
 def test_a_loop_that_returns_something_else_keeps_the_model_it_trained(tmp_path: Path) -> None:
