@@ -200,6 +200,24 @@ def test_the_store_writes_a_returned_file_once_and_replaces_a_damaged_one(tmp_pa
     assert sorted(p.name for p in (tmp_path / FOLDER).iterdir()) == [name]  # no temporary file left
 
 
+def test_a_snapshot_file_that_is_not_the_recorded_one_is_refused(tmp_path: Path) -> None:
+    from sphinx_tensorviz.features.train.snapshots import read_snapshot
+
+    name, data = _weights()
+    snapshot = data["snapshots"][0]
+    with pytest.raises(OSError):
+        read_snapshot(tmp_path, snapshot)  # missing
+    (tmp_path / FOLDER).mkdir()
+    (tmp_path / FOLDER / name).write_bytes(b"WEIGHTS")
+    with pytest.raises(OSError, match="not the file the training run recorded"):
+        read_snapshot(tmp_path, snapshot)
+    (tmp_path / FOLDER / name).write_bytes(b"weights and more")
+    with pytest.raises(OSError, match="over the limit"):
+        read_snapshot(tmp_path, snapshot)
+    (tmp_path / FOLDER / name).write_bytes(b"weights")
+    assert read_snapshot(tmp_path, snapshot) == b"weights"
+
+
 def test_weights_a_build_writes_are_its_own_and_a_planted_file_is_set_aside(tmp_path: Path) -> None:
     """The store's guard (a concurrent build's, while lesson code runs) knows the weights a build wrote
     from the ledger; a file that lesson code put into ``weights/`` is set aside as any intruder."""
@@ -292,6 +310,14 @@ def test_the_weights_files_hold_the_listed_hashes_and_load_back_into_the_models(
     untrained.load_state_dict(load_file(weights(runs["models/linreg.py"], 0)))
     assert linreg.loss_of(untrained) == pytest.approx(linreg.loss_of(linreg.make_model(0)), rel=1e-6)
     assert isinstance(untrained.weight, torch.nn.Parameter)
+
+    from sphinx_tensorviz.features.train.snapshots import find_snapshot, read_snapshot
+
+    with pytest.raises(LookupError, match="no snapshot at step 7; the run kept steps 0, 30, 60"):
+        find_snapshot(runs["models/linreg.py"]["data"], 7)
+    last = find_snapshot(runs["models/linreg.py"]["data"])
+    assert last["step"] == 60 and read_snapshot(store_dir(srcdir), last) == weights(runs["models/linreg.py"],
+                                                                                     60).read_bytes()
 
     import jax
     from flax import nnx

@@ -19,7 +19,8 @@ later figures build on):
   content, written atomically by the build from the worker's job folder, never changed in place. A
   figure that uses a snapshot puts the training artifact's content hash and the step into its own
   content hash, so it runs again exactly when the training does; reading the file, it checks the
-  sha256 the artifact lists.
+  sha256 the artifact lists (:mod:`.snapshots`: the record of a step, with the valid steps named
+  when there is none, and the file's bytes read back checked).
 - The tensor names are what the framework's own loading takes back: PyTorch ``state_dict()`` keys
   (``model.load_state_dict(safetensors.torch.load_file(path))``); for JAX the dotted pytree paths of
   the parameters, ``nnx.state(model, nnx.Param)`` for Flax NNX (load with ``nnx.update``) and the
