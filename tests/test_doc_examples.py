@@ -274,5 +274,7 @@ def test_the_training_how_to_builds_as_written(tmp_path: Path) -> None:
     assert SUMMARY.findall(built["status"])[-1] == ("2", "0", "0"), built["status"]
     html = (tmp_path / "out" / "html" / "howto-train.html").read_text("utf-8")
     assert html.count('class="tv-svg-train"') == 2 and "passed: </strong>The loss falls below 0.1" in html
+    said = re.search(r'\("(loss falls from [^"]*)"\)', " ".join(page.read_text("utf-8").split())).group(1)
+    assert said in html  # the how-to quotes the alt text it gets
     reference = next(b.body for b in md_examples()[DOCS / "reference" / "directives.md"] if "{tv-train}" in b.body)
     assert set(reference.splitlines()) <= set(md_examples()[page][0].body.splitlines())
