@@ -9,6 +9,7 @@ labelled under the last panel. Text follows the page's colour (``currentColor``)
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ...render import svg
@@ -69,7 +70,9 @@ def chart_drawing(data: dict[str, Any], *, title: str, alt: str) -> Drawing:
                    children=(*panels, Group(tuple(axis), cls="tv-step-axis", fill="currentColor")))
 
 
-def _panel(curve: dict[str, Any], top: float, x_of: Any, plot_w: float, data: dict[str, Any]) -> Group:
+def _panel(curve: dict[str, Any], top: float, x_of: Callable[[float], float], plot_w: float,
+           data: dict[str, Any]) -> Group:
+    """One metric's panel: frame, y ticks and label, snapshot marks, the curve, a divergence note."""
     values = [v for _, v in curve["points"]]
     ticks = nice_ticks(min(values), max(values), 4)
     low, high = ticks[0], ticks[-1]
