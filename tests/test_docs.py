@@ -198,6 +198,6 @@ def test_schema_table_is_generated_from_the_shipped_schema(built: dict[str, Any]
             assert " ".join(spec["description"].split()) in text, name
     from sphinx_tensorviz.core.kinds import kind_named
 
-    for kind in ("heatmap", "graph", "sweep-check"):  # each kind's own schema of its data
+    for kind in ("heatmap", "graph", "sweep-check", "train"):  # each kind's own schema of its data
         for name in kind_named(kind).data_schema()["properties"]:
             assert f"data ({kind}).{name}" in text, (kind, name)
