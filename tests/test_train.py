@@ -172,6 +172,22 @@ def test_a_result_returns_only_files_named_by_sha256_and_described_in_its_data()
             parse_result({**document, "files": files})
 
 
+def test_the_worker_writes_only_files_named_by_the_sha256_of_their_bytes(tmp_path: Path) -> None:
+    from sphinx_tensorviz.execute.worker.loader import BadResult
+    from sphinx_tensorviz.execute.worker.returned_files import write_returned_files
+
+    name, _ = _weights()
+    assert write_returned_files({name: b"weights"}, tmp_path / "files") == (ReturnedFile(name, 7),)
+    assert (tmp_path / "files" / name).read_bytes() == b"weights"
+    for returned, why in (({name: b"other"}, "not named by the sha256"), ({"../" + name: b"weights"}, "named"),
+                          ({name: "weights"}, "be bytes")):
+        with pytest.raises(BadResult, match=why):
+            write_returned_files(returned, tmp_path / "again")
+    with pytest.raises(BadResult, match="nowhere to write"):
+        write_returned_files({name: b"weights"}, None)
+    assert not (tmp_path / "again").exists() or not any((tmp_path / "again").iterdir())
+
+
 def test_the_build_reads_back_only_the_regular_files_the_result_lists(tmp_path: Path) -> None:
     name, data = _weights()
     success = Success(data, ENVIRONMENT, files=(ReturnedFile(name, 7),))
