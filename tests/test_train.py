@@ -170,6 +170,10 @@ def test_a_result_returns_only_files_named_by_sha256_and_described_in_its_data()
                        ([{"name": name, "size": 7}] * 65, "at most")):
         with pytest.raises(ProtocolError, match=why):
             parse_result({**document, "files": files})
+    huge = {**data, "snapshots": [{"sha256": "a" * 64, "size": 1 << 30}, {"sha256": "b" * 64, "size": 1}]}
+    with pytest.raises(ProtocolError, match="more than 1,073,741,824 bytes"):
+        parse_result({**document, "data": huge, "files": [{"name": "a" * 64 + ".safetensors", "size": 1 << 30},
+                                                          {"name": "b" * 64 + ".safetensors", "size": 1}]})
 
 
 def test_the_worker_writes_only_files_named_by_the_sha256_of_their_bytes(tmp_path: Path) -> None:

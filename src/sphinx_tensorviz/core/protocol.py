@@ -127,8 +127,9 @@ def _check_types(job: Job) -> None:
 
 #: a file a worker returns: ``<sha256 of its bytes>.<extension>``, nothing else (no folder, no dot file)
 RETURNED_FILE = re.compile(r"[0-9a-f]{64}\.[a-z0-9]{1,16}")
-#: the most files one result may return
-MAX_RETURNED_FILES = 64
+#: the most files one result may return, and the most bytes they may hold together whatever the
+#: kind's own limit (a kind bounds its files by a size limit on the data that describes them)
+MAX_RETURNED_FILES, MAX_RETURNED_BYTES = 64, 1 << 30
 
 
 @dataclass(frozen=True)
@@ -268,6 +269,8 @@ def _returned_files(listed: Any, data: dict[str, Any]) -> tuple[ReturnedFile, ..
         files.append(ReturnedFile(name, size))
     if len({f.name for f in files}) != len(files):
         raise ProtocolError("a file is returned twice")
+    if sum(f.size for f in files) > MAX_RETURNED_BYTES:
+        raise ProtocolError(f"the returned files hold more than {MAX_RETURNED_BYTES:,} bytes")
     return tuple(files)
 
 
