@@ -4,6 +4,7 @@ theme and in furo's dark mode, and with the interactive controls the script adds
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +66,28 @@ def test_axe_finds_no_serious_violations_on_a_real_model_graph_drawn_deep(
     html = (site / "index.html").read_text("utf-8")
     assert html.count('class="tv-node tv-kind-module') >= 2  # collapsed modules: buttons to check
     assert _violations(browser, site / "index.html") == []
+
+
+def test_axe_finds_no_serious_violations_on_training_runs(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``tv-train`` charts (PyTorch, Flax NNX, Equinox), their tables, claims and snapshot lists; and a run
+    that diverged, whose figure says so."""
+    pytest.importorskip("torch")
+    pytest.importorskip("equinox")
+    from conftest import copy_root
+
+    base = tmp_path_factory.mktemp("a11y-train")
+    src = copy_root("train", base / "src")
+    (src / "diverged.md").write_text((Path(__file__).parent / "roots" / "test-train-bad" / "index.md").read_text(
+        "utf-8").split("A million steps")[0], "utf-8")
+    (src / "models" / "runs.py").write_text(
+        (Path(__file__).parent / "roots" / "test-train-bad" / "models" / "runs.py").read_text("utf-8"), "utf-8")
+    (src / "index.md").write_text("# Training runs\n\n```{toctree}\ntorch\njax\ndiverged\n```\n", "utf-8")
+    # the course's fix for the default theme's footer, which axe would otherwise report on every page
+    shutil.copytree(Path(__file__).parents[1] / "lessons" / "_static", src / "_static")
+    with (src / "conf.py").open("a", encoding="utf-8") as conf:
+        conf.write('html_static_path = ["_static"]\nhtml_css_files = ["alabaster-contrast.css"]\n')
+    site = build_lessons(src, base / "html", tensorviz_execution_mode="auto")
+    assert 'class="tv-svg-train"' in (site / "diverged.html").read_text("utf-8")
+    problems = {name: found for name in ("torch.html", "jax.html", "diverged.html")
+                if (found := _violations(browser, site / name))}
+    assert problems == {}

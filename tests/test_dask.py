@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -124,6 +125,18 @@ def test_a_worker_without_the_source_tree_runs_the_jobs(cluster: dict, local_cli
     assert built.summary == (2, 0, 0), built.warnings
     assert built.tensorviz_warnings() == []
     same_artifacts(src, local_cli)
+
+
+def test_files_a_job_returns_come_back_from_a_worker_without_the_source_tree(cluster: dict) -> None:
+    """A ``tv-train``'s weights, written in the worker's job folder on the cluster, reach the store here."""
+    src = copy_root("train", cluster["courses"] / "train")  # type: ignore[operator]
+    (src / "jax.md").write_text("# Nothing here\n", "utf-8")
+    built = run_sphinx(src, confoverrides={"tensorviz_executor": cluster["address"]})
+    assert built.summary == (1, 0, 0), built.warnings
+    (artifact,) = (json.loads(p.read_text("utf-8")) for p in artifact_files(src).values())
+    for snapshot in artifact["data"]["snapshots"]:
+        weights = store_dir(src) / "weights" / f"{snapshot['sha256']}.safetensors"
+        assert hashlib.sha256(weights.read_bytes()).hexdigest() == snapshot["sha256"]
 
 
 def test_verify_runs_on_the_cluster(cluster: dict, local_cli: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -159,7 +159,28 @@ def model_files() -> dict[str, str]:
         "models/hf_factories.py": code_block("models/hf_factories.py"),
         "models/block.py": code_block("models/block.py:Block"),
         "claims/llama_claims.py": LLAMA_CLAIMS,
+        "models/regression.py": code_block("models/regression.py"),
+        "models/eqx_regression.py": code_block("models/eqx_regression.py"),
     }
+
+
+def examples_project(srcdir: Path, examples: dict[Path, list[Block]]) -> Path:
+    """A course of the tutorial's conf.py, the files the examples name, and one page per manual page
+    holding that page's examples as written."""
+    srcdir.mkdir()
+    (srcdir / "conf.py").write_text(tutorial_conf() + "tensorviz_timeout = 300\n", "utf-8")
+    for name, text in model_files().items():
+        (srcdir / name).parent.mkdir(parents=True, exist_ok=True)
+        (srcdir / name).write_text(text, "utf-8")
+    pages = []
+    for page, blocks in examples.items():
+        name = page.relative_to(DOCS).with_suffix("").as_posix().replace("/", "-")
+        text = f"# Examples of {page.relative_to(DOCS)}\n\n" + "\n\n".join(
+            f"<!-- {block} -->\n\n{block.body}" for block in blocks)
+        (srcdir / f"{name}.md").write_text(text + "\n", "utf-8")
+        pages.append(name)
+    (srcdir / "index.md").write_text("# Every example\n\n```{toctree}\n" + "\n".join(pages) + "\n```\n", "utf-8")
+    return srcdir
 
 
 def build(srcdir: Path, out: Path, **kwargs: Any) -> dict[str, Any]:
@@ -198,20 +219,7 @@ def test_every_myst_example_builds_as_written(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     pytest.importorskip("flax")
-    srcdir = tmp_path / "course"
-    srcdir.mkdir()
-    (srcdir / "conf.py").write_text(tutorial_conf() + "tensorviz_timeout = 300\n", "utf-8")
-    for name, text in model_files().items():
-        (srcdir / name).parent.mkdir(parents=True, exist_ok=True)
-        (srcdir / name).write_text(text, "utf-8")
-    pages = []
-    for page, blocks in md_examples().items():
-        name = page.relative_to(DOCS).with_suffix("").as_posix().replace("/", "-")
-        text = f"# Examples of {page.relative_to(DOCS)}\n\n" + "\n\n".join(
-            f"<!-- {block} -->\n\n{block.body}" for block in blocks)
-        (srcdir / f"{name}.md").write_text(text + "\n", "utf-8")
-        pages.append(name)
-    (srcdir / "index.md").write_text("# Every example\n\n```{toctree}\n" + "\n".join(pages) + "\n```\n", "utf-8")
+    srcdir = examples_project(tmp_path / "course", md_examples())
     add_virtual_environment(srcdir)
 
     built = build(srcdir, tmp_path / "out")
@@ -250,3 +258,23 @@ def test_every_conf_snippet_loads_after_the_tutorials(page: str, tmp_path: Path,
     (srcdir / "index.md").write_text("# A course\n", "utf-8")
     built = build(srcdir, tmp_path / "out", builder="dummy")
     assert built["warnings"] == "", built["warnings"]
+
+
+@pytest.mark.sphinx
+@pytest.mark.execution
+def test_the_training_how_to_builds_as_written(tmp_path: Path) -> None:
+    """``howto/train.md`` alone (the whole manual's examples take minutes): its two runs train, -W clean,
+    and the reference's ``tv-train`` example is the how-to's first."""
+    pytest.importorskip("torch")
+    pytest.importorskip("equinox")
+    page = DOCS / "howto" / "train.md"
+    srcdir = examples_project(tmp_path / "course", {page: md_examples()[page]})
+    built = build(srcdir, tmp_path / "out")
+    assert built["warnings"] == "", built["warnings"]
+    assert SUMMARY.findall(built["status"])[-1] == ("2", "0", "0"), built["status"]
+    html = (tmp_path / "out" / "html" / "howto-train.html").read_text("utf-8")
+    assert html.count('class="tv-svg-train"') == 2 and "passed: </strong>The loss falls below 0.1" in html
+    said = re.search(r'\("(loss falls from [^"]*)"\)', " ".join(page.read_text("utf-8").split())).group(1)
+    assert said in html  # the how-to quotes the alt text it gets
+    reference = next(b.body for b in md_examples()[DOCS / "reference" / "directives.md"] if "{tv-train}" in b.body)
+    assert set(reference.splitlines()) <= set(md_examples()[page][0].body.splitlines())

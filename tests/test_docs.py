@@ -33,6 +33,7 @@ from sphinx_tensorviz.features.graph.directive import GraphDirective
 from sphinx_tensorviz.features.graph.tour.directive import StepDirective, StepsDirective
 from sphinx_tensorviz.features.heatmap.directive import HeatmapDirective
 from sphinx_tensorviz.features.lesson.directive import CatalogueDirective, LessonDirective
+from sphinx_tensorviz.features.train.directive import TrainDirective
 from sphinx_tensorviz.read.directives import ExecutedDirective
 from sphinx_tensorviz.warnings_ import Subtype
 
@@ -49,6 +50,7 @@ DIRECTIVES: dict[str, type] = {
     "tv-activations": ActivationsDirective,
     "tv-lesson": LessonDirective,
     "tv-catalogue": CatalogueDirective,
+    "tv-train": TrainDirective,
 }
 
 
@@ -196,6 +198,6 @@ def test_schema_table_is_generated_from_the_shipped_schema(built: dict[str, Any]
             assert " ".join(spec["description"].split()) in text, name
     from sphinx_tensorviz.core.kinds import kind_named
 
-    for kind in ("heatmap", "graph", "sweep-check"):  # each kind's own schema of its data
+    for kind in ("heatmap", "graph", "sweep-check", "train"):  # each kind's own schema of its data
         for name in kind_named(kind).data_schema()["properties"]:
             assert f"data ({kind}).{name}" in text, (kind, name)

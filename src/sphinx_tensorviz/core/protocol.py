@@ -125,6 +125,34 @@ def _check_types(job: Job) -> None:
         raise ProtocolError("the job's search path must be text")
 
 
+#: a file a worker returns: ``<sha256 of its bytes>.<extension>``, nothing else (no folder, no dot file)
+RETURNED_FILE = re.compile(r"[0-9a-f]{64}\.[a-z0-9]{1,16}")
+#: the most files one result may return, and the most bytes they may hold together whatever the
+#: kind's own limit (a kind bounds its files by a size limit on the data that describes them)
+MAX_RETURNED_FILES, MAX_RETURNED_BYTES = 64, 1 << 30
+
+
+@dataclass(frozen=True)
+class ReturnedFile:
+    """A file the worker wrote beside its result (``files/<name>``), e.g. a model's weights.
+
+    Any kind may return files (its entry returns ``{"files": {name: bytes}}``). Named by their
+    sha256, so the build can check what it moves into the store, and described in the kind's
+    ``data`` by an object ``{"sha256", "size"}``, so the kind's size limit, which reads ``data``,
+    bounds them (:func:`described_files`).
+    """
+
+    name: str
+    size: int
+
+    @property
+    def sha256(self) -> str:
+        return self.name.partition(".")[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "size": self.size}
+
+
 @dataclass(frozen=True)
 class Success:
     """A computation that produced artifact ``data`` (plus checks, printed output and facts)."""
@@ -136,6 +164,7 @@ class Success:
     notes: tuple[str, ...] = ()  #: what the worker had to cut, e.g. printed output over its limit
     execution: dict[str, float] = field(default_factory=dict)  #: facts of this run (peak memory)
     stderr: str = ""  #: the end of what the worker process wrote outside the lesson's stdout
+    files: tuple[ReturnedFile, ...] = ()  #: files written beside the result (moved into the store)
 
     ok: ClassVar[bool] = True
 
@@ -143,7 +172,8 @@ class Success:
         return {"ok": True, "data": self.data, "environment": self.environment, "stdout": self.stdout,
                 **({"checks": list(self.checks)} if self.checks is not None else {}),
                 "notes": list(self.notes), "execution": self.execution,
-                **({"stderr": self.stderr} if self.stderr else {})}
+                **({"stderr": self.stderr} if self.stderr else {}),
+                **({"files": [f.to_json() for f in self.files]} if self.files else {})}
 
 
 @dataclass(frozen=True)
@@ -206,7 +236,7 @@ def parse_result(document: Any) -> Result:
         if checks is not None and (not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks)):
             raise ProtocolError("checks are not a list of records")
         return Success(data, environment, stdout, None if checks is None else tuple(checks), tuple(notes), execution,
-                       stderr)
+                       stderr, _returned_files(document.get("files", []), data))
     try:
         kind = FailureKind(document.get("subtype"))
     except ValueError:
@@ -218,3 +248,43 @@ def parse_result(document: Any) -> Result:
     limit = document.get("limit")
     return Failure(kind, document["message"], document.get("traceback", ""), stdout, tuple(notes),
                    limit=limit if isinstance(limit, str) else None, execution=execution, stderr=stderr)
+
+
+def _returned_files(listed: Any, data: dict[str, Any]) -> tuple[ReturnedFile, ...]:
+    """The files a result lists: each named by its sha256, of a whole size, and described in ``data``."""
+    if not isinstance(listed, list) or len(listed) > MAX_RETURNED_FILES:
+        raise ProtocolError(f"files are not a list of at most {MAX_RETURNED_FILES}")
+    described = described_files(data)
+    files = []
+    for entry in listed:
+        if not isinstance(entry, dict) or set(entry) != {"name", "size"}:
+            raise ProtocolError("a returned file is not {name, size}")
+        name, size = entry["name"], entry["size"]
+        if not isinstance(name, str) or not RETURNED_FILE.fullmatch(name):
+            raise ProtocolError("a returned file is not named <sha256>.<extension>")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise ProtocolError("a returned file's size is not a whole number")
+        if (name.partition(".")[0], size) not in described:
+            raise ProtocolError(f"the returned file {name} is not described in the data as {{sha256, size}}")
+        files.append(ReturnedFile(name, size))
+    if len({f.name for f in files}) != len(files):
+        raise ProtocolError("a file is returned twice")
+    if sum(f.size for f in files) > MAX_RETURNED_BYTES:
+        raise ProtocolError(f"the returned files hold more than {MAX_RETURNED_BYTES:,} bytes")
+    return tuple(files)
+
+
+def described_files(data: Any) -> set[tuple[str, int]]:
+    """Every ``(sha256, size)`` that ``data`` describes as an object with those two keys, at any depth."""
+    found: set[tuple[str, int]] = set()
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            sha, size = value.get("sha256"), value.get("size")
+            if isinstance(sha, str) and isinstance(size, int) and not isinstance(size, bool):
+                found.add((sha, size))
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return found

@@ -19,6 +19,8 @@ from ..core.request import ExecutionRequest
 from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore
 from ..store.guard import list_store
+from ..store.returned_files import store_returned_file
+from ..warnings_ import Subtype, warn
 from .dask_executor import executor_for
 from .fingerprint import EnvironmentCheck
 from .interrupt import Interrupted
@@ -73,6 +75,7 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
     report_notes(request, outcome)
     result = outcome.result
     if isinstance(result, Success):
+        _store_files(store, request, outcome)
         try:
             artifact = build_artifact(request, result, execution_facts(outcome))
             write_or_hold(store, request, "artifact", artifact, lambda: store.write_artifact(artifact))
@@ -82,6 +85,17 @@ def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Out
     record = failure_record(result, environment.fingerprint)
     write_or_hold(store, request, "failure", {"contentHash": request.content_hash, **record},
                   lambda: store.write_failure(request.content_hash, record))
+
+
+def _store_files(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome) -> None:
+    """Move the files the worker returned into the store, before the artifact that names them."""
+    try:
+        for name, content in sorted(outcome.files.items()):
+            store_returned_file(store, name, content)
+    except OSError as exc:  # the page needs only the artifact: say so, and go on
+        warn(f"{request.directive}: cannot write the files it returned into {store.location} ({exc}); the figure "
+             "is drawn, but later figures cannot load them until it runs again", Subtype.store,
+             location=(request.docname, request.lineno))
 
 
 def execution_facts(outcome: Outcome) -> dict[str, float]:

@@ -25,7 +25,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,6 +48,7 @@ from .processes import (
     remove_stale_job_dirs,
     sweep_children,
 )
+from .returned import read_returned
 from .sandbox import sandbox_command
 from .watching import TailReader, wait_for_exit
 
@@ -82,6 +83,8 @@ class Outcome:
     started: float = 0.0  # wall-clock time (time.time()) of the job's start and end, 0 when unknown
     ended: float = 0.0
     interrupted: bool = False  #: stopped (or never started) by Ctrl-C: not the code's doing, never stored
+    #: the files the result lists, read back from the job's folder (:mod:`.returned`): {name: bytes}
+    files: Mapping[str, bytes] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -176,9 +179,10 @@ def run_one(key: str, job: Job, settings: RunSettings, warm: WorkerPool | None =
     job_dir = make_job_dir(key)
     try:
         outcome = _run_in(job_dir, key, job, settings, warm, stop)
+        result, files = read_returned(job_dir, outcome.result)
     finally:
         shutil.rmtree(job_dir, ignore_errors=True)
-    return Outcome(outcome.key, _published(outcome.result, job.srcdir), started, time.time(), outcome.interrupted)
+    return Outcome(outcome.key, _published(result, job.srcdir), started, time.time(), outcome.interrupted, files)
 
 
 def _published(result: Result, srcdir: str) -> Result:

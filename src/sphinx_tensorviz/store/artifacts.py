@@ -282,11 +282,12 @@ class ArtifactStore:
     def _write(self, path: Path, text: str) -> None:
         """Write atomically and note it in the ledger (call with the lock held)."""
         _atomic_write(path, text)
-        self._note_written(path, text)
+        self.note_written(path, text)
 
-    def _note_written(self, path: Path, text: str) -> None:
-        ledger = self.root / "failures" / LEDGER
-        line = f"{path.relative_to(self.root).as_posix()}\t{hashlib.sha256(text.encode('utf-8')).hexdigest()}\n"
+    def note_written(self, path: Path, text: str | bytes) -> None:
+        """Note in the ledger that a build wrote ``path`` with ``text`` (call with the lock held)."""
+        ledger, data = self.root / "failures" / LEDGER, text.encode("utf-8") if isinstance(text, str) else text
+        line = f"{path.relative_to(self.root).as_posix()}\t{hashlib.sha256(data).hexdigest()}\n"
         if os.path.lexists(ledger) and not is_private_regular(ledger):
             ledger.unlink()  # not ours (a link, a hard link, a FIFO): never append through it; start a new one
         elif is_regular(ledger) and ledger.lstat().st_size > _LEDGER_MAX:  # keep it small: drop the older half
@@ -345,11 +346,10 @@ class ArtifactStore:
         lock = local / ".lock"
         if os.path.lexists(lock) and not is_private_regular(lock):
             lock.unlink()  # not ours (a link, a hard link, a FIFO): a new, empty lock file takes its place
-        ignore = local / ".gitignore"
-        if not ignore.exists():
+        if not (ignore := local / ".gitignore").exists():
             text = "# local records of failed executions and the store lock; not committed\n*\n"
             _atomic_write(ignore, text)
-            self._note_written(ignore, text)
+            self.note_written(ignore, text)
         from filelock import FileLock  # only a build that writes needs it
 
         return FileLock(str(lock), mode=FILE_MODE)

@@ -33,6 +33,7 @@ from ..determinism import describe_environment, seed_everything
 from ..lesson_traceback import lesson_error
 from ..processes import PR_SET_PDEATHSIG, prctl
 from .loader import BadResult, import_file, run_inline
+from .returned_files import RETURNED_FOLDER, write_returned_files
 from .tail_buffer import TailBuffer
 
 Runner = Callable[[types.ModuleType, Job], dict[str, Any]]
@@ -63,8 +64,9 @@ def load_module(job: Job) -> types.ModuleType:
     return import_file(entry, entry.stem)
 
 
-def run_job(job: Job) -> Result:
-    """Run a job and return its result (never raises for lesson errors)."""
+def run_job(job: Job, files_dir: Path | None = None) -> Result:
+    """Run a job and return its result (never raises for lesson errors). Files the entry returns
+    (``{"files": {name: bytes}}``) are written into ``files_dir``, beside the result."""
     limits = Limits.from_job(job.limits)
     stdout = TailBuffer(limits.stdout_chars)  # printing 50 MB keeps only the tail
     notes = lambda: tuple(n for n in [stdout.truncation_note()] if n)  # noqa: E731
@@ -73,7 +75,9 @@ def run_job(job: Job) -> Result:
         with contextlib.redirect_stdout(stdout):
             module = load_module(job)
             produced = runner_of(job)(module, job)
+        returned = produced.pop("files", None) or {}
         check_result_size(_stored_size(produced) + len(stdout.getvalue()), limits)
+        files = write_returned_files(returned, files_dir)
     except LimitExceeded as exc:
         return Failure(FailureKind.limit, str(exc), stdout=stdout.getvalue(), notes=notes(), limit=exc.name)
     except BadResult as exc:
@@ -83,7 +87,7 @@ def run_job(job: Job) -> Result:
         return Failure(FailureKind.execution, error.message, error.traceback, stdout.getvalue(), notes())
     checks = produced.get("checks")
     return Success(produced["data"], describe_environment(job.backend), stdout.getvalue(),
-                   None if checks is None else tuple(checks), notes())
+                   None if checks is None else tuple(checks), notes(), files=files)
 
 
 def _stored_size(produced: dict[str, Any]) -> int:
@@ -115,7 +119,7 @@ def serve(job_path: Path, result_path: Path) -> int:
         result: Result = Failure(FailureKind.bad_result, f"the worker cannot read its job: {exc}")
     else:
         _limit_memory(job.memory_limit_mb)
-        result = run_job(job)
+        result = run_job(job, result_path.parent / RETURNED_FOLDER)
     document = {**result.to_json(), "execution": {"peakMemoryMb": peak_memory_mb()}}
     try:
         text = json.dumps(document, allow_nan=False)
