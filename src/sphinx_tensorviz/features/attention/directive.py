@@ -24,15 +24,14 @@ def token_inputs(argument: str | None) -> list[int] | list[dict[str, Any]]:
 
 
 def token_labels(argument: str | None) -> list[str] | str:
-    """A list of labels (``[the, cat, sat]``), or ``file.py:function`` that returns them."""
+    """A list of labels (``[the, cat, sat]`` or ``the, cat, sat``), or ``file.py:function`` that returns
+    them. Labels are read as strings, whatever they look like: a token ``on`` or ``1e3`` is not YAML's
+    ``true`` or a number."""
     text = (argument or "").strip()
     where, sep, name = text.rpartition(":")
     if sep and where.endswith(".py") and name.isidentifier():
         return text
-    value = opt.labels(text)
-    if not isinstance(value, list):
-        raise ValueError("give a list of labels like [the, cat, sat] or tokens.py:function returning them")
-    return value
+    return opt.name_list_commas(text)
 
 
 def indices(argument: str | None) -> list[int]:

@@ -39,6 +39,8 @@ class Pattern:
     nearest: str
 
     def sentence(self) -> str:
+        if self.name == "broad":
+            return f"{WORDS[self.name]} (evenness {self.score:.2f} of 1)"
         if self.name:
             return f"{WORDS[self.name]} (mean weight {self.score:.2f})"
         return f"no single pattern; the largest mean weight, {self.score:.2f}, is on the {_target(self.nearest)}"

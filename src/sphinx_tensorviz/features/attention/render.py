@@ -12,6 +12,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ...core.hashing import digest
 from ...render import svg
 from ...render.cache import artifact_key
 from ...render.cell_grid import cell_grid_svg
@@ -82,7 +83,8 @@ def _larger_views(data: dict[str, Any], patterns: list[Pattern], key: str, rende
     scale = attention_scale(colormap)
     for number, (item, pattern) in enumerate(zip(data["maps"], patterns)):
         name = map_title(item)
-        drawing = ctx.cache.svg(f"{key}-head-{number}", renderer_hash, partial(
+        # a drawing of its own: the cache names an entry by its key's first characters
+        drawing = ctx.cache.svg(digest({"recording": key, "head": number}), renderer_hash, partial(
             cell_grid_svg, head_data(data, item), title=f"Attention weights of {name}",
             alt=head_sentence(item, pattern), colormap=colormap, scale=scale))
         reveal = tv_html_reveal(summary=f"Enlarge {name}: {pattern.sentence()}", classes=["tv-attention-head"])
