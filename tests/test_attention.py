@@ -220,3 +220,20 @@ def test_too_large_and_no_attention_are_located_warnings(tmp_path: Path) -> None
     (missing,) = [r for r in records if r.startswith(f"{where}:{none}:")]
     assert "computed no attention weights" in missing and "[..., 3, 3]" in missing
     assert not [p for p in store_dir(src).glob("*.json")], "a failed figure left an artifact"
+
+
+@pytest.mark.sphinx
+def test_tensorviz_show_and_verify(built: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    """``show`` names the hand-set heads' patterns; ``verify`` re-runs the page's figures and finds
+    them within their dtype's tolerance."""
+    from sphinx_tensorviz.cli import main
+
+    patterned = artifact_of(built, "Patterned")["contentHash"]
+    assert main(["show", patterned[:12], str(built["src"])]) == 0
+    out = capsys.readouterr().out
+    assert "attention, 1 layer(s) x 3 head(s) over 10 tokens (float32)" in out
+    assert f"head 0.2: {WORDS['induction']}" in out
+    code = main(["verify", str(built["src"]), "--doc", "course"])
+    out = capsys.readouterr().out
+    assert code == 0 and "3 of 3 artifacts reproduced" in out, out
+    assert out.count("float32 values in data.maps.weights within") == 3, out
