@@ -77,7 +77,7 @@ def attention_mode() -> tuple[Any, list[Any]]:
                 return func(*args, **kwargs)
             result = func(*args, **kwargs)
             if func in softmaxes and _over_keys(result, args, kwargs):
-                found.append(result.detach().float())
+                found.append(result.detach())  # in its own dtype, which the artifact records
             return result
 
     return AttentionCapture(), found

@@ -9,14 +9,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-#: how far a query's weights may sum from one (float32 softmax and float64 JSON round trips)
-ROW_SUM_TOLERANCE = 1e-3
+#: how far a query's weights may sum from one: a float32 softmax, and one in 16 bits (bfloat16 keeps 8
+#: bits of mantissa, so a row of rounded weights may miss one by a few thousandths)
+ROW_SUM_TOLERANCE, HALF_ROW_SUM_TOLERANCE = 1e-3, 2e-2
+
+
+def row_sum_tolerance(dtype: str | None) -> float:
+    return HALF_ROW_SUM_TOLERANCE if dtype in ("bfloat16", "float16") else ROW_SUM_TOLERANCE
 
 
 def consistency_errors(data: dict[str, Any]) -> list[str]:
     """Each map is tokens x tokens, its weights are probabilities, and each query's weights sum to
     about one (the zeros of a causal mask are weights like any other)."""
     size = len(data["tokens"])
+    tolerance = row_sum_tolerance(data.get("dtype"))
     problems = []
     for number, item in enumerate(data["maps"]):
         where = f"data/maps/{number} (layer {item['layer']} head {item['head']})"
@@ -24,9 +30,9 @@ def consistency_errors(data: dict[str, Any]) -> list[str]:
         if len(weights) != size or any(len(row) != size for row in weights):
             problems.append(f"{where}: not {size} x {size}, one row and column per token")
             continue
-        if not all(math.isfinite(w) and -ROW_SUM_TOLERANCE <= w <= 1 + ROW_SUM_TOLERANCE for row in weights for w in row):
+        if not all(math.isfinite(w) and -tolerance <= w <= 1 + tolerance for row in weights for w in row):
             problems.append(f"{where}: a weight is not a probability (between 0 and 1)")
-        elif any(abs(sum(row) - 1) > ROW_SUM_TOLERANCE for row in weights):
+        elif any(abs(sum(row) - 1) > tolerance for row in weights):
             problems.append(f"{where}: a query's weights do not sum to 1")
     pairs = [(item["layer"], item["head"]) for item in data["maps"]]
     if len(set(pairs)) != len(pairs):

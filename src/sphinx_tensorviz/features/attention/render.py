@@ -2,7 +2,8 @@
 
 The grid is the picture every builder gets (SVG, or PDF for LaTeX). On an HTML page each head also
 has its larger view in a native ``<details>``, so every head can be enlarged without JavaScript; each
-head's table (a row per query, a column per key) and its sentence are in every builder's output.
+head's sentence, and its table (a row per query, a column per key) while a table stays readable
+(``render.tables.MAX_CELLS``), are in every builder's output.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ...render.html_nodes import markup, tv_html_reveal
 from ...render.numbers import fmt
 from ...render.parts import FigureParts
 from ...render.svg_writer import write
-from ...render.tables import data_table
+from ...render.tables import MAX_CELLS, data_table
 from .describe import (
     attention_alt,
     attention_long_description,
@@ -32,6 +33,7 @@ from .describe import (
     map_title,
 )
 from .grid import attention_scale, grid_drawing, head_data
+from .pdf import attention_pdf
 from .patterns import Pattern
 
 
@@ -49,7 +51,7 @@ def attention_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_h
     details.append(nodes.paragraph("", attention_long_description(data, colormap), classes=["tv-longdesc"]))
     details.append(_sentences(data, patterns))
     tokens = display_tokens(data["tokens"])
-    for item, pattern in zip(data["maps"], patterns):
+    for item, pattern in zip(data["maps"] if len(tokens) ** 2 <= MAX_CELLS else (), patterns):
         cells = [[fmt(w) for w in row] for row in item["weights"]]
         details.append(data_table(f"Data: {head_sentence(item, pattern)}", "query \\ key", tokens, tokens, cells))
     if artifact.get("checks"):
@@ -60,7 +62,7 @@ def attention_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_h
         svg=grid,
         details=details,
         extra_html=[_larger_views(data, patterns, key, renderer_hash, colormap, ctx)],
-        draw_pdf=partial(_draw_pdf, data, title, colormap),
+        draw_pdf=partial(attention_pdf, data, title=title, colormap=colormap),
     )
 
 
@@ -91,10 +93,3 @@ def _larger_views(data: dict[str, Any], patterns: list[Pattern], key: str, rende
         reveal += markup(f'<div class="tv-svg">{drawing.replace(svg.ID_TOKEN, f"{svg.ID_TOKEN}-h{number}")}</div>')
         box += reveal
     return box
-
-
-def _draw_pdf(data: dict[str, Any], title: str, colormap: str, path: Any) -> None:
-    """The grid as a PDF page, from the same shapes (matplotlib is imported only when this runs)."""
-    from ...render.mpl_writer import save_pdf
-
-    save_pdf(grid_drawing(data, title=title, alt="", colormap=colormap), path, heading=True)

@@ -80,3 +80,14 @@ class NoAttention(nn.Module):
 
     def forward(self, ids):
         return torch.softmax(self.mlp(self.embed(ids)), dim=-1)
+
+
+class HalfPrecision(nn.Module):
+    """The lessons' attention computed in bfloat16, as a model loaded in half precision is."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = MultiHeadAttention(16, 2).to(torch.bfloat16)
+
+    def forward(self, x):
+        return self.inner(x.to(torch.bfloat16))
