@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from browser_util import axe_serious, browser_missing, page_opener
 from conftest import Build, copy_root, directive_lines, run_sphinx, store_dir, warning_records, write
 from sphinx_tensorviz.features.attention.checks import ROW_SUM_TOLERANCE, consistency_errors, row_sum_tolerance
 from sphinx_tensorviz.features.attention.patterns import WORDS, strongest
@@ -251,17 +250,3 @@ def test_tensorviz_show_and_verify(built: dict[str, Any], capsys: pytest.Capture
     assert out.count("float32 values in data.maps.weights within") == 3, out
     assert out.count("bfloat16 values in data.maps.weights within") == 1, out
 
-
-@pytest.mark.sphinx
-@pytest.mark.browser
-@pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "")
-def test_axe_finds_no_serious_violations_with_every_head_open(built: dict[str, Any], browser: Any) -> None:
-    """Every page of the root, each figure and each head's larger view open (closed ``<details>``
-    hide their content from axe)."""
-    problems = {}
-    with page_opener(browser, built["build"].outdir) as open_page:
-        for name in ("course.html", "library.html", "nnx.html"):
-            page = open_page(name)
-            page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-            problems[name] = axe_serious(page)
-    assert problems == {name: [] for name in problems}
