@@ -105,7 +105,7 @@ def artifact_of(built: dict[str, Any], function: str) -> dict[str, Any]:
 def test_the_root_builds_clean_under_w(built: dict[str, Any]) -> None:
     build: Build = built["build"]
     assert build.statuscode == 0 and build.tensorviz_warnings() == [], build.warnings
-    assert build.summary == (11, 0, 0)
+    assert build.summary == (12, 0, 0)
     for artifact in built["artifacts"]:
         assert schema_errors(artifact) == [], artifact["request"]["function"]
 
@@ -126,6 +126,18 @@ def test_library_models_give_every_layer_and_head(built: dict[str, Any], factory
 
 
 @pytest.mark.sphinx
+def test_a_learned_sink_is_drawn_and_said(built: dict[str, Any]) -> None:
+    """GPT-OSS gives part of each query's weight to a learned sink that is no token: its rows sum
+    below one, which the data records and the description says, instead of a refused artifact."""
+    data = artifact_of(built, "gpt_oss")["data"]
+    sums = [sum(row) for item in data["maps"] for row in item["weights"]]
+    assert data["learnedSink"] is True and max(sums) <= 1 + 1e-6 and min(sums) < 0.99
+    assert consistency_errors(data) == []
+    assert consistency_errors({k: v for k, v in data.items() if k != "learnedSink"}) != []
+    assert "learned sink, which is no token, takes the rest" in built["build"].html("library")
+
+
+@pytest.mark.sphinx
 def test_hand_set_heads_get_their_pattern_words(built: dict[str, Any]) -> None:
     """The model's heads are previous-token, self and induction by construction (models/course.py)."""
     artifact = artifact_of(built, "Patterned")
@@ -143,12 +155,12 @@ def test_hand_set_heads_get_their_pattern_words(built: dict[str, Any]) -> None:
 def test_the_grid_shares_one_scale_and_labels_each_map(built: dict[str, Any]) -> None:
     page = built["build"].html("library")
     grids = re.findall(r'<svg[^>]*class="tv-svg-attention".*?</svg>', page, re.S)
-    assert len(grids) == 6
+    assert len(grids) == 7
     assert all(grid.count("tv-colour-bar") == 1 for grid in grids)
     assert "layer 1 head 1" in grids[0] and "layer 0 head 0" in grids[0]
     # each head: a larger view in its own <details>, and its own table, in every figure
-    assert page.count("<summary>Enlarge layer") == 4 * 5 + 2
-    assert page.count("query \\ key") == 4 * 5 + 2
+    assert page.count("<summary>Enlarge layer") == 4 * 6 + 2
+    assert page.count("query \\ key") == 4 * 6 + 2
 
 
 @pytest.mark.sphinx
@@ -178,7 +190,7 @@ def test_a_half_precision_model_is_stored_with_its_dtype(built: dict[str, Any]) 
 @pytest.mark.parametrize("builder", ["latex", "text"])
 def test_latex_and_text_from_the_stored_artifacts(built: dict[str, Any], builder: str) -> None:
     build = run_sphinx(built["src"], builder, warningiserror=True)
-    assert build.statuscode == 0 and build.summary == (0, 11, 0), build.warnings
+    assert build.statuscode == 0 and build.summary == (0, 12, 0), build.warnings
     if builder == "text":
         text = (build.outdir / "course.txt").read_text("utf-8")
         assert f"head 0.0: {WORDS['previous']}" in text and "query \\ key" in text

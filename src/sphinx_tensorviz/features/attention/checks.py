@@ -20,7 +20,8 @@ def row_sum_tolerance(dtype: str | None) -> float:
 
 def consistency_errors(data: dict[str, Any]) -> list[str]:
     """Each map is tokens x tokens, its weights are probabilities, and each query's weights sum to
-    about one (the zeros of a causal mask are weights like any other)."""
+    about one (the zeros of a causal mask are weights like any other), or to at most one where the
+    model has a learned sink that takes the rest (``learnedSink``)."""
     size = len(data["tokens"])
     tolerance = row_sum_tolerance(data.get("dtype"))
     problems = []
@@ -32,7 +33,9 @@ def consistency_errors(data: dict[str, Any]) -> list[str]:
             continue
         if not all(math.isfinite(w) and -tolerance <= w <= 1 + tolerance for row in weights for w in row):
             problems.append(f"{where}: a weight is not a probability (between 0 and 1)")
-        elif any(abs(sum(row) - 1) > tolerance for row in weights):
+        elif data.get("learnedSink") and any(sum(row) > 1 + tolerance for row in weights):
+            problems.append(f"{where}: a query's weights sum to more than 1")
+        elif not data.get("learnedSink") and any(abs(sum(row) - 1) > tolerance for row in weights):
             problems.append(f"{where}: a query's weights do not sum to 1")
     pairs = [(item["layer"], item["head"]) for item in data["maps"]]
     if len(set(pairs)) != len(pairs):

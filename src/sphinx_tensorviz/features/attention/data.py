@@ -17,6 +17,7 @@ import numpy as np
 from ...core.words import plural
 from ...execute.worker.loader import BadResult
 from ...execute.worker.results import dtype_name, to_numpy
+from .checks import row_sum_tolerance
 
 #: why a model gave no weights, and what to do (the warning an author reads)
 NO_ATTENTION = ("the model computed no attention weights: no softmax over a [..., {T}, {T}] array (queries x keys) "
@@ -73,10 +74,13 @@ def attention_data(maps: list[np.ndarray], dtype: str, tokens: list[str], option
     chosen = chosen_maps(maps, layers, heads)
     if not all(np.isfinite(weights).all() for _, _, weights in chosen):
         raise BadResult("an attention map has NaN or infinite weights")
+    # a learned sink (GPT-OSS) takes part of each query's weight and is no token: rows sum below one
+    sink = any((weights.sum(-1) < 1 - row_sum_tolerance(dtype)).any() for _, _, weights in chosen)
     return {
         "kind": "attention",
         "tokens": tokens,
         "maps": [{"layer": layer, "head": head, "weights": [[float(w) for w in row] for row in weights]}
                  for layer, head, weights in chosen],
         "dtype": dtype,
+        **({"learnedSink": True} if sink else {}),
     }

@@ -61,7 +61,9 @@ def attention_alt(data: dict[str, Any]) -> str:
 
 def attention_long_description(data: dict[str, Any], colormap: str) -> str:
     """How to read the grid; each head's sentence and table follow it."""
+    rows = ("each row sums to at most 1: the model's learned sink, which is no token, takes the rest"
+            if data.get("learnedSink") else "each row sums to 1")
     return (f"Each small map is one head: a row per query token, a column per key token, and each cell the "
-            f"weight that query gives that key (each row sums to 1; a causal model leaves the cells right of "
+            f"weight that query gives that key ({rows}; a causal model leaves the cells right of "
             f"the diagonal at 0). Darker to brighter colours ({colormap}) run from 0 to 1 on every map, so "
             f"maps compare directly. The grid shows {_shape(data)}.")

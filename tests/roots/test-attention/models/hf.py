@@ -8,6 +8,8 @@ from transformers import (
     GPT2LMHeadModel,
     GPTNeoXConfig,
     GPTNeoXForCausalLM,
+    GptOssConfig,
+    GptOssForCausalLM,
     LlamaConfig,
     LlamaForCausalLM,
     MistralConfig,
@@ -49,3 +51,11 @@ def gpt2(seed=0):
 def bert(seed=0):
     torch.manual_seed(seed)
     return BertModel(BertConfig(**SMALL))
+
+
+def gpt_oss(seed=0):
+    """A learned attention sink takes part of each query's weight: rows sum below one."""
+    torch.manual_seed(seed)
+    return GptOssForCausalLM(GptOssConfig(**SMALL, num_key_value_heads=1, head_dim=8, num_local_experts=2,
+                                          num_experts_per_tok=1, layer_types=["sliding_attention", "full_attention"],
+                                          rope_parameters={"rope_type": "default", "rope_theta": 10000.0}))
