@@ -96,8 +96,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"build": result, "src": src, "artifacts": artifacts}
 
 
-def artifact_of(built: dict[str, Any], function: str) -> dict[str, Any]:
-    (found,) = [a for a in built["artifacts"] if a["request"]["function"] == function]
+def artifact_of(built: dict[str, Any], function: str, **model_args: Any) -> dict[str, Any]:
+    (found,) = [a for a in built["artifacts"] if a["request"]["function"] == function
+                and all(a["request"]["options"]["model_args"].get(k) == v for k, v in model_args.items())
+                and ("heads" in model_args or "heads" not in a["request"]["options"]["model_args"])]
     return found
 
 
@@ -105,7 +107,7 @@ def artifact_of(built: dict[str, Any], function: str) -> dict[str, Any]:
 def test_the_root_builds_clean_under_w(built: dict[str, Any]) -> None:
     build: Build = built["build"]
     assert build.statuscode == 0 and build.tensorviz_warnings() == [], build.warnings
-    assert build.summary == (12, 0, 0)
+    assert build.summary == (14, 0, 0)
     for artifact in built["artifacts"]:
         assert schema_errors(artifact) == [], artifact["request"]["function"]
 
@@ -123,6 +125,16 @@ def test_library_models_give_every_layer_and_head(built: dict[str, Any], factory
         assert all(sum(row) == pytest.approx(1, abs=1e-4) for row in weights)
         future = [w for q, row in enumerate(weights) for k, w in enumerate(row) if k > q]
         assert (max(future) == 0) == causal_model, factory  # BERT attends both ways
+
+
+@pytest.mark.sphinx
+def test_a_sweep_over_a_model_argument_draws_a_grid_per_point(built: dict[str, Any]) -> None:
+    for heads in (1, 4):
+        data = artifact_of(built, "MultiHeadAttention", heads=heads)["data"]
+        assert [m["head"] for m in data["maps"]] == list(range(heads))
+    page = built["build"].html("course")
+    (sweep,) = re.findall(r'<div class="tv-sweep tv-sweep-figures".*?</figure>\s*</div>\s*</div>', page, re.S)
+    assert sweep.count('class="tv-svg-attention"') == 2 and "layer 0 head 3" in sweep
 
 
 @pytest.mark.sphinx
@@ -167,7 +179,7 @@ def test_the_grid_shares_one_scale_and_labels_each_map(built: dict[str, Any]) ->
 def test_course_models_and_nnx_are_captured(built: dict[str, Any]) -> None:
     fused = artifact_of(built, "FusedStack")["data"]  # SDPA, computed into weights; :heads: 1 of each layer
     assert [(m["layer"], m["head"]) for m in fused["maps"]] == [(0, 1), (1, 1)]
-    lessons = artifact_of(built, "MultiHeadAttention")["data"]
+    lessons = artifact_of(built, "MultiHeadAttention", heads=2)["data"]
     assert lessons["tokens"] == ["the", "cat", "sat", "on", "the", "mat"]
     nnx = artifact_of(built, "TinyNNX")
     assert nnx["request"]["backend"] == "jax"
@@ -190,7 +202,7 @@ def test_a_half_precision_model_is_stored_with_its_dtype(built: dict[str, Any]) 
 @pytest.mark.parametrize("builder", ["latex", "text"])
 def test_latex_and_text_from_the_stored_artifacts(built: dict[str, Any], builder: str) -> None:
     build = run_sphinx(built["src"], builder, warningiserror=True)
-    assert build.statuscode == 0 and build.summary == (0, 12, 0), build.warnings
+    assert build.statuscode == 0 and build.summary == (0, 14, 0), build.warnings
     if builder == "text":
         text = (build.outdir / "course.txt").read_text("utf-8")
         assert f"head 0.0: {WORDS['previous']}" in text and "query \\ key" in text
@@ -258,7 +270,7 @@ def test_tensorviz_show_and_verify(built: dict[str, Any], capsys: pytest.Capture
     assert f"head 0.2: {WORDS['induction']}" in out
     code = main(["verify", str(built["src"]), "--doc", "course"])
     out = capsys.readouterr().out
-    assert code == 0 and "4 of 4 artifacts reproduced" in out, out
-    assert out.count("float32 values in data.maps.weights within") == 3, out
+    assert code == 0 and "6 of 6 artifacts reproduced" in out, out
+    assert out.count("float32 values in data.maps.weights within") == 5, out
     assert out.count("bfloat16 values in data.maps.weights within") == 1, out
 

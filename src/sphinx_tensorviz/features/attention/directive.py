@@ -10,6 +10,7 @@ from ...core.hashing import sha256_text
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
 from ...read.sources import local_imports, resolve_inside
+from ...read.sweep import sweep_option
 from . import KIND
 
 
@@ -55,7 +56,10 @@ class AttentionDirective(ExecutedDirective):
         "layers": indices,
         "heads": indices,
         "checks": opt.name_list,
+        "sweep": sweep_option,
     }
+    #: a swept value is a keyword of the model's factory (a size, a seed, a training snapshot)
+    sweep_target = "model_args"
 
     def converted_options(self) -> dict[str, Any]:
         values = super().converted_options()
