@@ -199,13 +199,16 @@ def test_a_half_precision_model_is_stored_with_its_dtype(built: dict[str, Any]) 
 
 
 @pytest.mark.sphinx
-@pytest.mark.parametrize("builder", ["latex", "text"])
-def test_latex_and_text_from_the_stored_artifacts(built: dict[str, Any], builder: str) -> None:
+@pytest.mark.parametrize("builder", ["latex", "text", "man"])
+def test_latex_text_and_man_from_the_stored_artifacts(built: dict[str, Any], builder: str) -> None:
     build = run_sphinx(built["src"], builder, warningiserror=True)
     assert build.statuscode == 0 and build.summary == (0, 14, 0), build.warnings
     if builder == "text":
         text = (build.outdir / "course.txt").read_text("utf-8")
         assert f"head 0.0: {WORDS['previous']}" in text and "query \\ key" in text
+    elif builder == "man":
+        (page,) = build.outdir.glob("*.1")
+        assert WORDS["induction"] in page.read_text("utf-8")
     else:
         assert list(build.outdir.glob("*.pdf")), "no PDF drawn for the grids"
 
