@@ -107,7 +107,7 @@ def artifact_of(built: dict[str, Any], function: str, **model_args: Any) -> dict
 def test_the_root_builds_clean_under_w(built: dict[str, Any]) -> None:
     build: Build = built["build"]
     assert build.statuscode == 0 and build.tensorviz_warnings() == [], build.warnings
-    assert build.summary == (14, 0, 0)
+    assert build.summary == (15, 0, 0)
     for artifact in built["artifacts"]:
         assert schema_errors(artifact) == [], artifact["request"]["function"]
 
@@ -176,7 +176,7 @@ def test_the_grid_shares_one_scale_and_labels_each_map(built: dict[str, Any]) ->
 
 
 @pytest.mark.sphinx
-def test_course_models_and_nnx_are_captured(built: dict[str, Any]) -> None:
+def test_course_models_nnx_and_equinox_are_captured(built: dict[str, Any]) -> None:
     fused = artifact_of(built, "FusedStack")["data"]  # SDPA, computed into weights; :heads: 1 of each layer
     assert [(m["layer"], m["head"]) for m in fused["maps"]] == [(0, 1), (1, 1)]
     lessons = artifact_of(built, "MultiHeadAttention", heads=2)["data"]
@@ -185,6 +185,9 @@ def test_course_models_and_nnx_are_captured(built: dict[str, Any]) -> None:
     assert nnx["request"]["backend"] == "jax"
     assert [(m["layer"], m["head"]) for m in nnx["data"]["maps"]] == [(0, 0), (0, 1), (1, 0), (1, 1)]
     assert all(sum(row) == pytest.approx(1, abs=1e-4) for m in nnx["data"]["maps"] for row in m["weights"])
+    equinox = artifact_of(built, "TinyEquinox")["data"]  # a vmap over heads: its axis is the heads'
+    assert [(m["layer"], m["head"]) for m in equinox["maps"]] == [(0, 0), (0, 1)]
+    assert all(w == 0 for m in equinox["maps"] for q, row in enumerate(m["weights"]) for w in row[q + 1:])
 
 
 @pytest.mark.sphinx
@@ -202,7 +205,7 @@ def test_a_half_precision_model_is_stored_with_its_dtype(built: dict[str, Any]) 
 @pytest.mark.parametrize("builder", ["latex", "text", "man"])
 def test_latex_text_and_man_from_the_stored_artifacts(built: dict[str, Any], builder: str) -> None:
     build = run_sphinx(built["src"], builder, warningiserror=True)
-    assert build.statuscode == 0 and build.summary == (0, 14, 0), build.warnings
+    assert build.statuscode == 0 and build.summary == (0, 15, 0), build.warnings
     if builder == "text":
         text = (build.outdir / "course.txt").read_text("utf-8")
         assert f"head 0.0: {WORDS['previous']}" in text and "query \\ key" in text
@@ -215,7 +218,7 @@ def test_latex_text_and_man_from_the_stored_artifacts(built: dict[str, Any], bui
 
 @pytest.mark.sphinx
 def test_run_py_recomputes_the_weights(built: dict[str, Any]) -> None:
-    for function in ("Patterned", "gpt2", "TinyNNX"):
+    for function in ("Patterned", "gpt2", "TinyNNX", "TinyEquinox"):
         folder = built["build"].outdir / "_tensorviz" / artifact_of(built, function)["contentHash"][:16]
         done = subprocess.run([sys.executable, "run.py", "--check"], cwd=folder, capture_output=True, text=True,
                               timeout=300)

@@ -4,8 +4,12 @@ Attention in JAX code goes through ``jax.nn.softmax`` (Flax's ``nnx.dot_product_
 does) or through the fused ``jax.nn.dot_product_attention`` (Flax's ``nnx.dot_product_attention``
 without dropout does). For the one call of the model, both are wrapped: each softmax over the last
 axis of a ``[..., T, T]`` array (queries x keys) is kept, and each fused call's weights are computed
-as its documentation defines them (the call itself still runs). Nothing knows a model class. A model compiled with ``jax.jit`` hands the softmax abstract tracers, which have no values:
-the capture says so (call the model without ``jit`` for the figure).
+as its documentation defines them (the call itself still runs). Nothing knows a model class.
+
+Under ``jax.vmap`` (Equinox maps its attention over the heads) the softmax sees batch tracers that
+carry the concrete values of all heads: they are kept with the mapped axes first, so a ``vmap`` over
+heads gives ``[heads, T, T]``. A model compiled with ``jax.jit`` hands the softmax abstract tracers,
+which have no values: the capture says so (call the model without ``jit`` for the figure).
 
 Standard library and JAX only: ``run.py`` carries a copy of these definitions (:mod:`.reproduce`).
 """
@@ -32,17 +36,18 @@ def jax_attention(model: Any, args: tuple[Any, ...]) -> list[Any]:
         result = original(x, axis, *rest, **kwargs)
         shape = getattr(result, "shape", ())
         if len(shape) >= 2 and shape[-1] == shape[-2] and axis in (-1, len(shape) - 1):
-            if isinstance(result, jax.core.Tracer):
+            values = unmapped(result)
+            if values is None:
                 traced.append(True)
             else:
-                found.append(np.asarray(result, dtype=np.float32))
+                found.append(values[0])
         return result
 
     fused = jax.nn.dot_product_attention
 
     def dot_product_attention(query: Any, key: Any, value: Any, bias: Any = None, mask: Any = None,
                               **kwargs: Any) -> Any:
-        if isinstance(query, jax.core.Tracer):
+        if any(isinstance(value, jax.core.Tracer) for value in (query, key, bias, mask)):
             traced.append(True)
         else:
             found.append(fused_weights(query, key, bias, mask, kwargs.get("scale"), kwargs.get("is_causal", False)))
@@ -54,9 +59,27 @@ def jax_attention(model: Any, args: tuple[Any, ...]) -> list[Any]:
     finally:
         jax.nn.softmax, jax.nn.dot_product_attention = original, fused
     if not found and traced:
-        raise TracedAttention("the model's softmax ran under jax.jit (tracers, no values): call the model "
+        raise TracedAttention("the model's attention ran under jax.jit (tracers, no values): call the model "
                               "without jit for the figure")
     return found
+
+
+def unmapped(value: Any) -> tuple[Any, int] | None:
+    """The concrete values of ``value`` with the axes of the ``jax.vmap`` calls around it first
+    (outermost first), and how many there are; ``None`` for a tracer without values (``jax.jit``)."""
+    import jax
+    import numpy as np
+
+    if not isinstance(value, jax.core.Tracer):
+        return np.asarray(value, dtype=np.float32), 0
+    inner, axis = getattr(value, "val", None), getattr(value, "batch_dim", None)
+    if inner is None or not isinstance(axis, int):
+        return None
+    found = unmapped(inner)
+    if found is None:
+        return None
+    array, leading = found
+    return np.moveaxis(array, leading + axis, leading), leading + 1
 
 
 def fused_weights(query: Any, key: Any, bias: Any, mask: Any, scale: float | None, is_causal: bool) -> Any:

@@ -46,7 +46,7 @@ def script() -> str:
         *definitions(Path(input_builder.__file__), ("InputSpecError", "numpy_input", "build_call", "_input_name")),
         *definitions(HERE / "capture_torch.py", ("torch_attention", "_library_attentions", "_captured_attentions",
                                                  "attention_mode", "_over_keys", "sdpa_weights")),
-        *definitions(HERE / "capture_jax.py", ("TracedAttention", "jax_attention", "fused_weights")),
+        *definitions(HERE / "capture_jax.py", ("TracedAttention", "jax_attention", "unmapped", "fused_weights")),
         *definitions(HERE / "data.py", ("self_attention", "chosen_maps")),
     ]
     return "\n\n".join(["import math\nfrom typing import Any", *parts, CODE.strip("\n")])
