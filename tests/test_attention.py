@@ -240,43 +240,49 @@ BAD = """# Bad
 :model: models/course.py:NoAttention
 :inputs: [1, 2, 3]
 ```
+
+```{tv-attention}
+:model: models/course.py:Patterned
+:inputs: [1, 2, 3]
+:layers: 0, 5
+```
+
+```{tv-attention}
+:model: models/course.py:Patterned
+:inputs: [1, 2, 3]
+:tokens: [the, cat]
+```
+
+```{tv-attention}
+:model: models/course.py:Patterned
+:inputs: [1, 2, 3]
+:heads: first
+```
 """
+
+#: what each directive of BAD (in order) is warned for: (subtype, words of the message)
+BAD_WARNINGS = [
+    ("limit", "3 attention maps over 10 tokens have 300 cells, over tensorviz_max_attention_cells"),
+    ("bad_result", "the model computed no attention weights: no softmax over a [..., 3, 3] array"),
+    ("bad_result", ":layers: 5 not in the model, which has 1 layer (numbered 0 to 0)"),
+    ("bad_result", ":tokens: gives 2 labels for 3 positions"),
+    ("option", ":heads: give numbers counted from 0, like 0, 2; got first"),
+]
 
 
 @pytest.mark.sphinx
-def test_too_large_and_no_attention_are_located_warnings(tmp_path: Path) -> None:
+def test_bad_input_gives_located_warnings_and_no_artifact(tmp_path: Path) -> None:
+    """Too many cells, a model with no attention, a layer it lacks, labels that do not fit, an option
+    that is no number: each a warning at its directive's line, the build finished, nothing stored."""
     src = copy_root("attention", tmp_path / "src")
     for page in ("course", "library", "nnx"):
         (src / f"{page}.md").unlink()
     write(src / "index.md", BAD)
     build = run_sphinx(src, confoverrides={"tensorviz_max_attention_cells": 200})
     assert build.statuscode == 0
-    large, none = directive_lines(src / "index.md", "tv-attention")
     records = [r for r in warning_records(build.warnings) if "[tensorviz." in r]
-    assert len(records) == 2, records
-    where = f"{src / 'index.md'}"
-    (limit,) = [r for r in records if r.startswith(f"{where}:{large}:")]
-    assert limit.rstrip().endswith("[tensorviz.limit]") and "tensorviz_max_attention_cells" in limit
-    assert "3 attention maps over 10 tokens have 300 cells" in limit
-    (missing,) = [r for r in records if r.startswith(f"{where}:{none}:")]
-    assert "computed no attention weights" in missing and "[..., 3, 3]" in missing
-    assert not [p for p in store_dir(src).glob("*.json")], "a failed figure left an artifact"
-
-
-@pytest.mark.sphinx
-def test_tensorviz_show_and_verify(built: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
-    """``show`` names the hand-set heads' patterns; ``verify`` re-runs the page's figures and finds
-    them within their dtype's tolerance."""
-    from sphinx_tensorviz.cli import main
-
-    patterned = artifact_of(built, "Patterned")["contentHash"]
-    assert main(["show", patterned[:12], str(built["src"])]) == 0
-    out = capsys.readouterr().out
-    assert "attention, 1 layer(s) x 3 head(s) over 10 tokens (float32)" in out
-    assert f"head 0.2: {WORDS['induction']}" in out
-    code = main(["verify", str(built["src"]), "--doc", "course"])
-    out = capsys.readouterr().out
-    assert code == 0 and "6 of 6 artifacts reproduced" in out, out
-    assert out.count("float32 values in data.maps.weights within") == 5, out
-    assert out.count("bfloat16 values in data.maps.weights within") == 1, out
-
+    assert len(records) == len(BAD_WARNINGS), records
+    for line, (subtype, words) in zip(directive_lines(src / "index.md", "tv-attention"), BAD_WARNINGS):
+        (record,) = [r for r in records if r.startswith(f"{src / 'index.md'}:{line}:")]
+        assert record.rstrip().endswith(f"[tensorviz.{subtype}]") and words in record, record
+    assert not list(store_dir(src).glob("*.json")), "a failed figure left an artifact"
