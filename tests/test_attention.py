@@ -176,6 +176,18 @@ def test_the_grid_shares_one_scale_and_labels_each_map(built: dict[str, Any]) ->
 
 
 @pytest.mark.sphinx
+@pytest.mark.parametrize("page", ["course", "library", "nnx"])
+def test_every_id_on_a_page_is_unique(built: dict[str, Any], page: str) -> None:
+    """Each head's larger view has ids of its own figure's, though a page holds several grids."""
+    from sphinx_tensorviz.render.svg import ID_TOKEN
+
+    html = built["build"].html(page)
+    ids = re.findall(r'\sid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})[:5]
+    assert ID_TOKEN not in html
+
+
+@pytest.mark.sphinx
 def test_course_models_nnx_and_equinox_are_captured(built: dict[str, Any]) -> None:
     fused = artifact_of(built, "FusedStack")["data"]  # SDPA, computed into weights; :heads: 1 of each layer
     assert [(m["layer"], m["head"]) for m in fused["maps"]] == [(0, 1), (1, 1)]

@@ -19,7 +19,7 @@ from ...render.cache import artifact_key
 from ...render.cell_grid import cell_grid_svg
 from ...render.checks import checks_list
 from ...render.colors import SEQUENTIAL_DEFAULT
-from ...render.html_nodes import markup, tv_html_reveal
+from ...render.html_nodes import markup
 from ...render.numbers import fmt
 from ...render.parts import FigureParts
 from ...render.svg_writer import write
@@ -80,16 +80,19 @@ def _sentences(data: dict[str, Any], patterns: list[Pattern]) -> nodes.Element:
 
 def _larger_views(data: dict[str, Any], patterns: list[Pattern], key: str, renderer_hash: str, colormap: str,
                   ctx: Any) -> nodes.Element:
-    """Each head drawn large with its weights in the cells, in a ``<details>`` of its own (HTML only)."""
-    box = nodes.container(classes=["tv-attention-heads"])
+    """Each head drawn large with its weights in the cells, in a ``<details>`` of its own (HTML only).
+
+    One markup block at the top of ``extra_html``: the figure's id replaces :data:`svg.ID_TOKEN` only
+    there, and each view's ids must be its figure's (a page holds several grids)."""
     scale = attention_scale(colormap)
+    views = []
     for number, (item, pattern) in enumerate(zip(data["maps"], patterns)):
         name = map_title(item)
         # a drawing of its own: the cache names an entry by its key's first characters
         drawing = ctx.cache.svg(digest({"recording": key, "head": number}), renderer_hash, partial(
             cell_grid_svg, head_data(data, item), title=f"Attention weights of {name}",
             alt=head_sentence(item, pattern), colormap=colormap, scale=scale))
-        reveal = tv_html_reveal(summary=f"Enlarge {name}: {pattern.sentence()}", classes=["tv-attention-head"])
-        reveal += markup(f'<div class="tv-svg">{drawing.replace(svg.ID_TOKEN, f"{svg.ID_TOKEN}-h{number}")}</div>')
-        box += reveal
-    return box
+        views.append(f'<details class="tv-reveal tv-attention-head"><summary>'
+                     f'{svg.text(f"Enlarge {name}: {pattern.sentence()}")}</summary>\n<div class="tv-svg">'
+                     f'{drawing.replace(svg.ID_TOKEN, f"{svg.ID_TOKEN}-h{number}")}</div></details>')
+    return markup(f'<div class="tv-attention-heads">{"".join(views)}</div>')
