@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.words import plural
 from .describe import head_patterns, head_sentence
 
 
@@ -11,5 +12,6 @@ def summary(data: dict[str, Any]) -> str:
     layers = len({item["layer"] for item in data["maps"]})
     heads = len({item["head"] for item in data["maps"]})
     named = [head_sentence(item, pattern) for item, pattern in zip(data["maps"], head_patterns(data)) if pattern.name]
-    return (f"attention, {layers} layer(s) x {heads} head(s) over {len(data['tokens'])} tokens ({data.get('dtype')}); "
+    return (f"attention, {plural(layers, 'layer')} x {plural(heads, 'head')} over {plural(len(data['tokens']), 'token')} "
+            f"({data.get('dtype')}); "
             + ("; ".join(named) if named else "no head has a strong pattern"))
