@@ -298,3 +298,21 @@ def test_bad_input_gives_located_warnings_and_no_artifact(tmp_path: Path) -> Non
         (record,) = [r for r in records if r.startswith(f"{src / 'index.md'}:{line}:")]
         assert record.rstrip().endswith(f"[tensorviz.{subtype}]") and words in record, record
     assert not list(store_dir(src).glob("*.json")), "a failed figure left an artifact"
+
+
+@pytest.mark.sphinx
+def test_tensorviz_show_and_verify(built: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    """``show`` names the hand-set heads' patterns; ``verify`` re-runs the page's figures and finds
+    them within their dtype's tolerance."""
+    from sphinx_tensorviz.cli import main
+
+    patterned = artifact_of(built, "Patterned")["contentHash"]
+    assert main(["show", patterned[:12], str(built["src"])]) == 0
+    out = capsys.readouterr().out
+    assert "attention, 1 layer x 3 heads over 10 tokens (float32)" in out
+    assert f"head 0.2: {WORDS['induction']}" in out
+    code = main(["verify", str(built["src"]), "--doc", "course"])
+    out = capsys.readouterr().out
+    assert code == 0 and "6 of 6 artifacts reproduced" in out, out
+    assert out.count("float32 values in data.maps.weights within") == 5, out
+    assert out.count("bfloat16 values in data.maps.weights within") == 1, out

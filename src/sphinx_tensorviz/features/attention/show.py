@@ -12,6 +12,6 @@ def summary(data: dict[str, Any]) -> str:
     layers = len({item["layer"] for item in data["maps"]})
     heads = len({item["head"] for item in data["maps"]})
     named = [head_sentence(item, pattern) for item, pattern in zip(data["maps"], head_patterns(data)) if pattern.name]
-    return (f"attention, {plural(layers, 'layer')} x {plural(heads, 'head')} over {plural(len(data['tokens']), 'token')} "
-            f"({data.get('dtype')}); "
+    tokens = plural(len(data["tokens"]), "token")
+    return (f"attention, {plural(layers, 'layer')} x {plural(heads, 'head')} over {tokens} ({data.get('dtype')}); "
             + ("; ".join(named) if named else "no head has a strong pattern"))
