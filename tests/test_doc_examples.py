@@ -158,6 +158,8 @@ def model_files() -> dict[str, str]:
         "models/tiny_llama.py": (LESSONS / "models" / "tiny_llama.py").read_text("utf-8"),
         "models/hf_factories.py": code_block("models/hf_factories.py"),
         "models/block.py": code_block("models/block.py:Block"),
+        "models/heads.py": code_block("models/heads.py"),  # the attention how-to's model and vocabulary
+        "models/vocab.py": code_block("models/vocab.py"),
         "claims/llama_claims.py": LLAMA_CLAIMS,
         "models/regression.py": code_block("models/regression.py"),
         "models/eqx_regression.py": code_block("models/eqx_regression.py"),

@@ -28,6 +28,7 @@ from sphinx.util.docutils import docutils_namespace, patch_docutils
 from sphinx_tensorviz.cli import build_parser
 from sphinx_tensorviz.config import config_values
 from sphinx_tensorviz.core.config_values import ConfigValue
+from sphinx_tensorviz.features.attention.directive import AttentionDirective
 from sphinx_tensorviz.features.graph.activations.directive import ActivationsDirective
 from sphinx_tensorviz.features.graph.directive import GraphDirective
 from sphinx_tensorviz.features.graph.tour.directive import StepDirective, StepsDirective
@@ -45,6 +46,7 @@ COMMON = "Options of the executing directives"
 DIRECTIVES: dict[str, type] = {
     "tv-heatmap": HeatmapDirective,
     "tv-graph": GraphDirective,
+    "tv-attention": AttentionDirective,
     "tv-steps": StepsDirective,
     "tv-step": StepDirective,
     "tv-activations": ActivationsDirective,
@@ -198,6 +200,6 @@ def test_schema_table_is_generated_from_the_shipped_schema(built: dict[str, Any]
             assert " ".join(spec["description"].split()) in text, name
     from sphinx_tensorviz.core.kinds import kind_named
 
-    for kind in ("heatmap", "graph", "sweep-check", "train"):  # each kind's own schema of its data
+    for kind in ("heatmap", "graph", "attention", "sweep-check", "train"):  # each kind's own schema of its data
         for name in kind_named(kind).data_schema()["properties"]:
             assert f"data ({kind}).{name}" in text, (kind, name)

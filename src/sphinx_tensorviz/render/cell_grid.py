@@ -73,7 +73,7 @@ def cell_grid_drawing(data: dict[str, Any], *, title: str, alt: str, colormap: s
         width=width, height=height, title=title, desc=alt, id_prefix=svg.ID_TOKEN, cls="tv-svg-heatmap",
         font_family=FONT_FAMILY, font_size=FONT, compact=True,
         children=(Group(tuple(labels), cls="tv-labels", fill="currentColor"), Group(tuple(cells), cls="tv-cells"),
-                  *_colour_bar(scale, bar_x, top, bar_h, data.get("unit", ""), tick_labels)),
+                  *colour_bar(scale, bar_x, top, bar_h, data.get("unit", ""), tick_labels)),
     )
 
 
@@ -82,8 +82,9 @@ def _ticks(scale: Scale) -> list[float]:
     return [scale.high, middle, scale.low]
 
 
-def _colour_bar(scale: Scale, x: float, top: float, height: float, unit: str, labels: list[str]) -> list[Shape]:
-    """The gradient bar (high at the top), three ticks with their numbers, and the unit beside it."""
+def colour_bar(scale: Scale, x: float, top: float, height: float, unit: str, labels: list[str]) -> list[Shape]:
+    """The gradient bar (high at the top), three ticks with their numbers, and the unit beside it (shared by
+    every drawing on a colour scale: a heatmap, an attention grid)."""
     gradient = Gradient(f"{svg.ID_TOKEN}-bar", tuple(
         (k / 10, scale.color(scale.high - (scale.high - scale.low) * k / 10)) for k in range(11)))
     bar: list[Shape] = [Rect(x, top, BAR_W, height, Paint(fill=f"url(#{gradient.id})", stroke="currentColor",

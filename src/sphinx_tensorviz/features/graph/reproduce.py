@@ -2,7 +2,7 @@
 and compare the output and the token vectors of recorded module outputs.
 
 The script's code is kept here as source text and copied into ``run.py`` with this kind's input
-builder (:mod:`.inputs`, cut from its source), after the shared helpers, so it runs without this
+builder (:mod:`...execute.worker.inputs`, cut from its source), after the shared helpers, so it runs without this
 package. JAX checkpoints and op outputs need the package's capture: ``tensorviz verify`` checks those.
 """
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ...execute.reproduce import definitions
+from ...execute.worker import inputs as input_builder
 
 CODE = '''
 def _model_arguments(factory):
@@ -61,8 +62,8 @@ def reproduce():
 
 
 def script() -> str:
-    """This kind's input builder (cut from :mod:`.inputs`), then its ``reproduce()``."""
-    inputs = definitions(Path(__file__).parent / "inputs.py", ("InputSpecError", "numpy_input", "build_call",
+    """The shared input builder (cut from :mod:`...execute.worker.inputs`), then this kind's ``reproduce()``."""
+    inputs = definitions(Path(input_builder.__file__), ("InputSpecError", "numpy_input", "build_call",
                                                                 "_input_name"))
     return "\n\n".join([*inputs, CODE.strip("\n")])
 

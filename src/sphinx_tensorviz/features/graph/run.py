@@ -25,7 +25,7 @@ from .activation_records import activation_record
 from .capture.layout_hints import layout_hints
 from .checks import nodes_problem
 from .filter import fold_groups
-from .inputs import InputSpecError, build_call
+from ...execute.worker.inputs import InputSpecError, build_call
 
 
 @worker_entry

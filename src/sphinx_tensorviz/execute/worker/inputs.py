@@ -3,8 +3,8 @@
 A spec with a ``name`` (``{name: input_ids, shape: [1, 6], dtype: int64}``) is passed
 as that keyword argument; specs without one are positional, in order.
 
-Shared by the worker and the generated ``run.py`` so both feed the model the
-same tensors.
+Shared by the worker and the generated ``run.py`` of every kind that builds a model's inputs (a
+graph, an attention grid), so both feed the model the same tensors.
 """
 
 from __future__ import annotations

@@ -1,0 +1,111 @@
+"""``tv-attention``: the directive that names a model, its tokens and the heads to draw (nothing runs
+while reading)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ...core.hashing import sha256_text
+from ...read import options as opt
+from ...read.directives import Converter, ExecutedDirective
+from ...read.sources import local_imports, resolve_inside
+from ...read.sweep import sweep_option
+from . import KIND
+
+
+def token_inputs(argument: str | None) -> list[int] | list[dict[str, Any]]:
+    """Token ids (``[5, 3, 9, 5, 3]``), or the input specs ``tv-graph`` takes."""
+    value = opt.load_yaml((argument or "").strip())
+    if isinstance(value, list) and value and all(isinstance(n, int) and not isinstance(n, bool) for n in value):
+        if any(n < 0 for n in value):
+            raise ValueError("token ids are non-negative integers")
+        return value
+    return opt.input_specs(argument)
+
+
+def token_labels(argument: str | None) -> list[str] | str:
+    """A list of labels (``[the, cat, sat]`` or ``the, cat, sat``), or ``file.py:function`` that returns
+    them. Labels are read as strings, whatever they look like: a token ``on`` or ``1e3`` is not YAML's
+    ``true`` or a number."""
+    text = (argument or "").strip()
+    where, sep, name = text.rpartition(":")
+    if sep and where.endswith(".py") and name.isidentifier():
+        return text
+    return opt.name_list_commas(text)
+
+
+def indices(argument: str | None) -> list[int]:
+    """Layer or head numbers, counted from 0: ``0, 2`` or ``[0, 2]``."""
+    names = opt.name_list(argument)
+    if not all(name.isdigit() for name in names):
+        raise ValueError(f"give numbers counted from 0, like 0, 2; got {', '.join(names)}")
+    return sorted({int(name) for name in names})
+
+
+class AttentionDirective(ExecutedDirective):
+    """Run ``:model:`` once in a worker and draw every layer's and head's attention weights."""
+
+    kind = KIND
+    extra_options: ClassVar[dict[str, Converter]] = {
+        "model": opt.model_reference,
+        "model-args": opt.yaml_mapping,
+        "inputs": token_inputs,
+        "call-args": opt.yaml_mapping,
+        "tokens": token_labels,
+        "layers": indices,
+        "heads": indices,
+        "checks": opt.name_list,
+        "sweep": sweep_option,
+    }
+    #: a swept value is a keyword of the model's factory (a size, a seed, a training snapshot)
+    sweep_target = "model_args"
+
+    def converted_options(self) -> dict[str, Any]:
+        values = super().converted_options()
+        if "model" not in values:
+            raise ValueError("name the model with :model: path/to/file.py:factory")
+        if "source" in values or "function" in values:
+            raise ValueError(":model: names the code; leave out :source: and :function:")
+        values["source"], values["function"] = self.model_code(values.pop("model"))
+        values.setdefault("backend", "torch")
+        if values["backend"] == "numpy":
+            raise ValueError(":backend: is torch or jax (the model's framework)")
+        if "inputs" not in values:
+            raise ValueError(":inputs: gives the token ids, e.g. [5, 3, 9, 5, 3] (or input specs)")
+        if isinstance(values.get("tokens"), str):
+            values["tokens"] = self.tokens_function(values["tokens"])
+        return values
+
+    def model_code(self, reference: tuple[str, str]) -> tuple[str, str]:
+        """The one place the page's model reference becomes code to run: (file, factory)."""
+        return reference
+
+    def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = {"model_args": values.get("model-args", {}), "inputs": values["inputs"]}
+        # the rest only when given, so that adding an option later keeps these figures' hashes
+        for option, key in (("call-args", "call_args"), ("tokens", "tokens"), ("layers", "layers"),
+                            ("heads", "heads"), ("checks", "checks")):
+            if option in values:
+                result[key] = values[option]
+        return result
+
+    def tokens_function(self, reference: str) -> str:
+        """``file.py:function`` with the file made relative to the course folder (it must be inside)."""
+        given, _, function = reference.rpartition(":")
+        _, absolute = self.env.relfn2path(given, self.env.docname)
+        self.env.note_dependency(absolute)
+        path = resolve_inside(Path(self.env.srcdir), Path(absolute), given)
+        return f"{path.relative_to(Path(self.env.srcdir).resolve()).as_posix()}:{function}"
+
+    def gather_code(self, values: dict[str, Any]) -> tuple[str, dict[str, str], str | None, Path]:
+        """The model's code plus the ``:tokens:`` file and what it imports, so editing them re-runs."""
+        entry, files, inline, importer = super().gather_code(values)
+        if isinstance(values.get("tokens"), str):
+            srcdir = Path(self.env.srcdir).resolve()
+            path = srcdir / values["tokens"].rpartition(":")[0]
+            files.setdefault(path.relative_to(srcdir).as_posix(), sha256_text(path.read_text("utf-8")))
+            for module in local_imports(path.read_text("utf-8"), path, srcdir):
+                self.env.note_dependency(str(module))
+                files.setdefault(module.relative_to(srcdir).as_posix(), sha256_text(module.read_text("utf-8")))
+        return entry, files, inline, importer

@@ -1,0 +1,66 @@
+"""The model, its inputs and its token labels, from a job (in the worker).
+
+:func:`build_model` is the one place a model reference is resolved: today ``file.py:factory`` in the
+lesson's module; a reference to a recorded training run (``@name``) belongs here too, so that every
+other part of the kind stays as it is.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from pathlib import Path
+from typing import Any
+
+from ...core.protocol import Job
+from ...execute.worker.inputs import InputSpecError, build_call
+from ...execute.worker.loader import BadResult, import_file, seeded_arguments
+
+
+def build_model(module: types.ModuleType, job: Job) -> Any:
+    """The model the job's ``:model:`` names, built with ``:model-args:`` (and the seed, if the factory
+    takes one; never a JAX key: its parameters are the model's own business)."""
+    factory = getattr(module, job.function or "", None)
+    if not callable(factory):
+        raise BadResult(f"no class or function named {job.function!r} in {job.entry}")
+    kwargs = seeded_arguments(factory, job.options.get("model_args") or {}, job.seed, job.backend, key=False)
+    return factory(**kwargs)
+
+
+def token_ids(options: dict[str, Any]) -> list[int] | None:
+    """The token ids ``:inputs:`` gives as a list of integers (``None``: it gives input specs)."""
+    given = options.get("inputs")
+    return list(given) if isinstance(given, list) and given and all(isinstance(n, int) for n in given) else None
+
+
+def model_call(options: dict[str, Any], backend: str, seed: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """(positional, keyword) arguments of the forward pass: token ids as one batch row ``[1, T]``,
+    or the input specs ``tv-graph`` takes; ``:call-args:`` are added as keywords."""
+    ids = token_ids(options)
+    specs = [{"shape": [1, len(ids)], "dtype": "int64" if backend == "torch" else "int32", "fill": "values",
+              "values": [ids]}] if ids else options.get("inputs") or []
+    try:
+        args, kwargs = build_call(specs, backend, seed)
+    except InputSpecError as exc:
+        raise BadResult(f"bad :inputs: spec: {exc}") from None
+    return args, {**kwargs, **(options.get("call_args") or {})}
+
+
+def token_labels(job: Job, length: int) -> list[str]:
+    """``:tokens:`` as given, or from ``file.py:function`` (called with ``ids`` if it takes them); else
+    the token ids, or the positions."""
+    spec = job.options.get("tokens")
+    ids = token_ids(job.options)
+    if isinstance(spec, str):
+        where, _, name = spec.rpartition(":")
+        function = getattr(import_file(Path(job.srcdir or ".") / where, f"tensorviz_tokens_{Path(where).stem}"),
+                           name, None)
+        if not callable(function):
+            raise BadResult(f":tokens: no function named {name!r} in {where}")
+        takes_ids = "ids" in inspect.signature(function).parameters
+        spec = function(ids=ids) if takes_ids else function()
+        if not isinstance(spec, (list, tuple)):
+            raise BadResult(f":tokens: {where}:{name} returned {type(spec).__name__}, not a list of strings")
+    if spec is None:
+        return [str(n) for n in ids] if ids else [str(n) for n in range(length)]
+    return [str(label) for label in spec]
