@@ -26,6 +26,11 @@ VERBS = {"is", "has", "was", "does", "differs", "stays", "needs", "lacks", "matc
          "joins", "holds"}
 #: (module, expression) -> why it needs no plural()
 NOT_COUNTS = {
+    ("core/protocol.py", "MAX_RETURNED_BYTES:,"): "a constant, 1 GiB",
+    ("features/attention/checks.py", "cells:,"): "over a limit of at least one cell: never one",
+    ("features/train/checks.py", "len(points)"): "over the most points a curve keeps: never one",
+    ("features/train/directive.py", "MAX_SNAPSHOTS"): "a constant, 32",
+    ("features/train/recorder.py", "MAX_METRICS"): "a constant, 8",
     ("features/heatmap/checks.py", "cells:,"): "over a limit of at least one cell: never one",
     ("features/graph/checks.py", "count:,"): "over a limit of at least one node: never one",
     ("features/graph/activation_records.py", "minimum"): "a layout's axes: two or three",

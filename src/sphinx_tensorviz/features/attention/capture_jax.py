@@ -26,7 +26,6 @@ class TracedAttention(ValueError):
 def jax_attention(model: Any, args: tuple[Any, ...]) -> list[Any]:
     """The attention weights of each softmax over keys, in call order, as arrays ``[..., T, T]``."""
     import jax
-    import numpy as np
 
     original = jax.nn.softmax
     found: list[Any] = []

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ...core.words import plural
+
 #: how far a query's weights may sum from one: a float32 softmax, and one in 16 bits (bfloat16 keeps 8
 #: bits of mantissa, so a row of rounded weights may miss one by a few thousandths)
 ROW_SUM_TOLERANCE, HALF_ROW_SUM_TOLERANCE = 1e-3, 2e-2
@@ -48,7 +50,8 @@ def cells_problem(maps: int, tokens: int, limit: float) -> str | None:
     cells = maps * tokens * tokens
     if cells <= limit:
         return None
-    return (f"{maps} attention maps over {tokens} tokens have {cells:,} cells, over tensorviz_max_attention_cells "
+    return (f"{plural(maps, 'attention map')} over {plural(tokens, 'token')} have {cells:,} cells, over "
+            f"tensorviz_max_attention_cells "
             f"= {int(limit):,}; name fewer :layers: or :heads:, give fewer tokens, or raise the limit in conf.py")
 
 

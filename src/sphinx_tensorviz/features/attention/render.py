@@ -33,8 +33,8 @@ from .describe import (
     map_title,
 )
 from .grid import attention_scale, grid_drawing, head_data
-from .pdf import attention_pdf
 from .patterns import Pattern
+from .pdf import attention_pdf
 
 
 def attention_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:

@@ -18,6 +18,7 @@ from ...core.limits import LimitExceeded, Limits
 from ...core.protocol import Job
 from ...execute.tolerance import OUTPUT_VALUES_LIMIT
 from ...execute.worker.checks import check_modules, code_name, run_checks
+from ...execute.worker.inputs import InputSpecError, build_call
 from ...execute.worker.loader import seeded_arguments
 from ...execute.worker.results import BadResult, dtype_name, to_numpy
 from . import DEFAULT_NODES, NODES
@@ -25,7 +26,6 @@ from .activation_records import activation_record
 from .capture.layout_hints import layout_hints
 from .checks import nodes_problem
 from .filter import fold_groups
-from ...execute.worker.inputs import InputSpecError, build_call
 
 
 @worker_entry

@@ -8,6 +8,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ...core.words import plural
 from ...render.cache import artifact_key
 from ...render.checks import checks_list
 from ...render.numbers import fmt
@@ -22,7 +23,7 @@ from .pdf import train_pdf
 
 def train_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:
     data = artifact["data"]
-    title = render.get("title") or f"Training over {data['steps']:,} steps"
+    title = render.get("title") or f"Training over {plural(data['steps'], 'step')}"
     alt = render.get("alt") or train_alt(data)
     svg = ctx.cache.svg(artifact_key(artifact), renderer_hash,
                         partial(_chart_svg, data, title, alt))
@@ -61,8 +62,8 @@ def snapshot_list(snapshots: list[dict[str, Any]]) -> nodes.Element:
     box += nodes.paragraph("", "", nodes.strong("", "Snapshots (weights kept, safetensors, by sha256)"))
     bullets = nodes.bullet_list()
     for snapshot in snapshots:
-        para = nodes.paragraph("", f"step {snapshot['step']}: {snapshot['tensors']} tensors, "
-                                   f"{snapshot['size']:,} bytes, sha256 ")
+        para = nodes.paragraph("", f"step {snapshot['step']}: {plural(snapshot['tensors'], 'tensor')}, "
+                                   f"{plural(snapshot['size'], 'byte')}, sha256 ")
         para += nodes.literal("", snapshot["sha256"])
         bullets += nodes.list_item("", para)
     box += bullets

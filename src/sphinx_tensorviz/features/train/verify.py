@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.words import plural
 from ...execute.compare import Comparison, Group
 from .tolerance import TRAIN_ATOL, final_loss_rtol, final_loss_tolerance
 
@@ -20,7 +21,7 @@ def compare(cmp: Comparison, old: dict[str, Any], new: dict[str, Any], _stored: 
         return
     metric = old["curves"][0]["metric"]
     recorded, now = old["curves"][0]["points"][-1][1], new["curves"][0]["points"][-1][1]
-    where = f"the final {metric} (after {old['steps']:,} steps)"
+    where = f"the final {metric} (after {plural(old['steps'], 'step')})"
     cmp.groups.append(Group(where, "float32", 1, final_loss_rtol(old["steps"]), TRAIN_ATOL, False))
     difference, allowed = abs(now - recorded), final_loss_tolerance(old["steps"], recorded)
     if difference >= cmp.largest:
