@@ -23,14 +23,17 @@ from typing import Any
 import pytest
 
 from conftest import ROOTS, run_sphinx
+from sphinx_tensorviz.features.attention.directive import AttentionDirective
 from sphinx_tensorviz.features.graph.directive import GraphDirective
 from sphinx_tensorviz.features.heatmap.directive import HeatmapDirective
+from sphinx_tensorviz.features.train.directive import TrainDirective
 from sphinx_tensorviz.render.registry import registry
 
 pytestmark = pytest.mark.sphinx
 
 REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference" / "directives.md"
-DIRECTIVES = {"tv-heatmap": HeatmapDirective, "tv-graph": GraphDirective}
+DIRECTIVES = {"tv-heatmap": HeatmapDirective, "tv-graph": GraphDirective, "tv-attention": AttentionDirective,
+              "tv-train": TrainDirective}
 
 #: the options each figure starts with (an option line replaces the one of its name)
 BASE = {
@@ -43,6 +46,15 @@ BASE = {
         "model": "models/tiny.py:Tiny", "inputs": "[{shape: [1, 2, 4], dtype: float32, fill: randn}]",
         "checkpoints": "up", "prediction": "Which values does the ReLU keep?",
         "choices": "[{text: The positive ones, correct: true}, {text: All of them}]",
+    },
+    "tv-attention": {
+        "model": "models/attn.py:Attn", "inputs": "[1, 2, 3, 4]", "prediction": "Where does the last token look?",
+        "choices": "[{text: Everywhere before it, correct: true}, {text: Only at itself}]",
+    },
+    "tv-train": {
+        "model": "models/train.py:make_model", "train": "models/train.py:train", "steps": "4",
+        "snapshots": "0, 4", "prediction": "Does the loss fall?",
+        "choices": "[{text: Yes, correct: true}, {text: No}]",
     },
 }
 #: another value for each hashed option (several lines where an option needs another)
@@ -79,9 +91,36 @@ VARIANTS: dict[str, dict[str, dict[str, str]]] = {
         "choices-check": {"choices-check": "check_nonnegative"},
         "sweep": {"sweep": "bias=[true, false]"},
     },
+    "tv-attention": {
+        "model": {"model": "models/attn.py:Attn2"},
+        "backend": {"backend": "jax"},  # a torch model under JAX: the figure says it failed
+        "seed": {"seed": "5"},
+        "inputs": {"inputs": "[1, 2, 3, 1]"},
+        "model-args": {"model-args": "{heads: 1}"},
+        "call-args": {"call-args": "{scale: 2.0}"},
+        "tokens": {"tokens": "[a, b, c, d]"},
+        "layers": {"layers": "0", "model-args": "{heads: 2}"},
+        "heads": {"heads": "1"},
+        "checks": {"checks": "rows_sum_to_one"},
+        "choices-check": {"checks": "rows_sum_to_one", "choices-check": "rows_sum_to_one"},
+        "sweep": {"sweep": "heads=[1, 2]"},
+    },
+    "tv-train": {
+        "model": {"model": "models/train.py:make_wider"},
+        "train": {"train": "models/train.py:train_faster"},
+        "steps": {"steps": "6", "snapshots": "0, 6"},
+        "snapshots": {"snapshots": "0, 2"},
+        "model-args": {"model-args": "{width: 3}"},
+        "backend": {"backend": "jax"},  # a torch training under JAX: the figure says it failed
+        "seed": {"seed": "5"},
+        "checks": {"checks": "loss_falls"},
+        "choices-check": {"checks": "loss_falls", "choices-check": "loss_falls"},
+    },
 }
 #: hashed options a kind takes through another option
-THROUGH = {"tv-graph": {"source": "model", "function": "model"}}
+THROUGH = {"tv-graph": {"source": "model", "function": "model"},
+           "tv-attention": {"source": "model", "function": "model"},
+           "tv-train": {"source": "model", "function": "model", "inputs": "train"}}  # the loop makes its data
 
 
 def hashed_options(directive: str) -> set[str]:
@@ -97,7 +136,8 @@ def page_text(options: dict[str, dict[str, str]]) -> str:
     lines = {directive: "\n".join(f":{name}: {value}".rstrip() for name, value in values.items())
              for directive, values in options.items()}
     template = Template((ROOTS / "test-kept-keys" / "index.md.in").read_text("utf-8"))
-    return template.substitute(heatmap=lines["tv-heatmap"], graph=lines["tv-graph"])
+    return template.substitute(heatmap=lines["tv-heatmap"], graph=lines["tv-graph"],
+                               attention=lines["tv-attention"], train=lines["tv-train"])
 
 
 def output(outdir: Path) -> dict[str, bytes]:
