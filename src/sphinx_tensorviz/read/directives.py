@@ -160,7 +160,8 @@ class ExecutedDirective(SphinxDirective):
             inputs=values.get("inputs", {}),
             seed=values.get("seed", 0),
             device=conf.device,
-            options=self.result_values(values),
+            # a trained model's training and step (``:model: @name``, :mod:`.trained`): hashed, and read by the job
+            options={**self.result_values(values), **({"trained": values["trained"]} if "trained" in values else {})},
             render={name: values[name] for name in self.render_options if name in values},
             versions=_framework_versions(backend) if conf.hash_versions else None,
             runner=self.kind.run,

@@ -1,0 +1,145 @@
+"""``:model: @name`` / ``@name:step``: figures that use a ``tv-train``'s model, built for real.
+
+``roots/test-trained``: ``training.md`` trains a tiny attention model 20 steps (real PyTorch) whose
+attention scale the loop sets to step / 10, so each snapshot has a known value; ``analysis.md`` (read
+before ``training.md`` in name order, so the reading order is tested too) draws its graph with
+``@fit`` (the check reads the scale of step 20 in the model the graph traced), its attention with
+``@fit:10`` (the check reads the weight that scale 1 gives), and the untrained model for comparison.
+The unit tests at the top need no Sphinx and no framework.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import copy_root, edit, load_artifacts, run_sphinx, store_dir
+from sphinx_tensorviz.core.request import ExecutionRequest
+from sphinx_tensorviz.execute.batch import wave
+from sphinx_tensorviz.read.trained import TrainedModel, model_option
+from test_train import WITHOUT_FRAMEWORKS
+
+
+def _request(directive: str, options: dict[str, Any]) -> ExecutionRequest:
+    return ExecutionRequest(directive=directive, docname="doc", lineno=1, lesson_id="doc", backend="torch",
+                            entry="m.py", files={"m.py": "0"}, inline_code=None, function="f", inputs={},
+                            seed=0, device="cpu", options=options)
+
+
+def test_model_option_reads_a_file_reference_or_a_training() -> None:
+    assert model_option("models/tiny.py:make_model") == ("models/tiny.py", "make_model")
+    assert model_option("@Induction") == TrainedModel("induction", None)
+    assert model_option(" @induction:300 ") == TrainedModel("induction", 300)
+    for bad in ("@", "@induction:last", "@two words", "tiny.py"):
+        with pytest.raises(ValueError):
+            model_option(bad)
+
+
+def test_a_job_waits_for_the_training_it_loads_whatever_its_kind() -> None:
+    training = _request("tv-train", {})
+    uses = _request("tv-anything", {"trained": {"name": "fit", "training": training.content_hash, "step": 3}})
+    plain = _request("tv-anything", {"x": 1})
+    to_run = {r.content_hash: r for r in (training, uses, plain)}
+    assert [wave(r, to_run) for r in (training, uses, plain)] == [0, 1, 0]
+    # its training already stored (not in this build's runs): nothing to wait for
+    assert wave(uses, {uses.content_hash: uses}) == 0
+
+
+# -- real builds ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    srcdir = copy_root("trained", tmp_path_factory.mktemp("trained") / "src")
+    return srcdir, run_sphinx(srcdir)
+
+
+def _by_kind(srcdir: Path) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    for artifact in load_artifacts(srcdir).values():
+        found.setdefault(artifact["data"]["kind"], []).append(artifact)
+    return found
+
+
+@pytest.mark.sphinx
+@pytest.mark.execution
+def test_later_figures_show_the_trained_weights_of_the_step_they_name(built: tuple[Path, Any]) -> None:
+    srcdir, build = built
+    assert build.summary == (4, 0, 0), build.status
+    assert build.tensorviz_warnings() == [], build.warnings
+    kinds = _by_kind(srcdir)
+    (training,) = kinds["train"]
+    (graph,) = kinds["graph"]
+    attention = {a["checks"][0]["name"]: a for a in kinds["attention"]}
+    assert [c["name"] for c in graph["checks"]] == ["scale_is_two"] and graph["checks"][0]["passed"]
+    assert attention["attention_at_scale_one"]["checks"][0]["passed"]
+    assert attention["attention_untrained"]["checks"][0]["passed"]  # the factory alone: no weights
+    uses = {graph["request"]["options"]["trained"]["step"],
+            attention["attention_at_scale_one"]["request"]["options"]["trained"]["step"]}
+    assert uses == {20, 10}
+    for artifact in (graph, attention["attention_at_scale_one"]):
+        assert artifact["request"]["options"]["trained"]["training"] == training["contentHash"]
+        assert "weights" not in artifact["request"]["options"]["trained"]  # a path of this machine: job only
+    html = build.html("analysis")
+    assert html.count('class="tv-figure') >= 3 and "tv-error" not in html
+
+
+@pytest.mark.sphinx
+@pytest.mark.execution
+def test_editing_the_training_re_runs_it_and_exactly_its_dependents_and_prose_runs_nothing(
+        built: tuple[Path, Any], tmp_path: Path) -> None:
+    srcdir = tmp_path / "src"
+    shutil.copytree(built[0], srcdir)
+    edit(srcdir / "training.md", "learns to predict", "learns, slowly, to predict")
+    assert run_sphinx(srcdir).summary == (0, 4, 0)
+    before = _by_kind(srcdir)
+    edit(srcdir / "models" / "training.py", "lr=0.5)", "lr=0.25)")
+    again = run_sphinx(srcdir)
+    assert again.summary == (3, 1, 0), again.status
+    assert again.tensorviz_warnings() == [], again.warnings
+    after = _by_kind(srcdir)
+    new = {a["contentHash"] for k in after.values() for a in k} - {a["contentHash"] for k in before.values() for a in k}
+    assert {k for k, artifacts in after.items() for a in artifacts if a["contentHash"] in new} == {"train", "graph",
+                                                                                                    "attention"}
+    assert len(new) == 3  # the training, the graph and the trained attention; the untrained one is cached
+    (training,) = [a for a in after["train"] if a["contentHash"] in new]
+    assert all(a["request"]["options"]["trained"]["training"] == training["contentHash"]
+               for kind in ("graph", "attention") for a in after[kind] if a["contentHash"] in new)
+
+
+@pytest.mark.sphinx
+def test_an_unknown_training_or_step_is_a_located_warning_naming_the_valid_ones(
+        built: tuple[Path, Any], tmp_path: Path) -> None:
+    srcdir = tmp_path / "src"
+    shutil.copytree(built[0], srcdir)
+    edit(srcdir / "analysis.md", ":model: @fit\n", ":model: @missing\n")
+    edit(srcdir / "analysis.md", ":model: @fit:10\n", ":model: @fit:7\n")
+    again = run_sphinx(srcdir)
+    warnings = again.tensorviz_warnings()
+    assert len(warnings) == 2, again.warnings
+    assert "analysis.md:5: WARNING: tv-graph: :model: no training named 'missing'; the trainings are: @fit" \
+        in warnings[0] and "[tensorviz.option]" in warnings[0]
+    assert "analysis.md:14: WARNING: tv-attention: :model: the training 'fit' has no snapshot at step 7; its " \
+        "steps are 0, 10, 20" in warnings[1] and "[tensorviz.option]" in warnings[1]
+    assert again.summary == (0, 2, 0)  # the training and the untrained figure; nothing runs
+
+
+@pytest.mark.sphinx
+def test_a_cache_only_build_without_weights_or_a_framework_draws_every_figure(
+        built: tuple[Path, Any], tmp_path: Path) -> None:
+    srcdir = tmp_path / "src"
+    shutil.copytree(built[0], srcdir, ignore=shutil.ignore_patterns("_build"))
+    shutil.rmtree(store_dir(srcdir) / "weights")
+    out = tmp_path / "html"
+    done = subprocess.run([sys.executable, "-c", WITHOUT_FRAMEWORKS, "-W", "-b", "html", "-D",
+                           "tensorviz_execution_mode=cache-only", str(srcdir), str(out)],
+                          capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tensorviz: 0 executed, 4 cached, 0 failed" in done.stdout
+    html = (out / "analysis.html").read_text("utf-8")
+    assert "Attention after ten steps" in html and "The trained model" in html and "tv-error" not in html
