@@ -10,6 +10,7 @@ The unit tests at the top need no Sphinx and no framework.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -143,3 +144,17 @@ def test_a_cache_only_build_without_weights_or_a_framework_draws_every_figure(
     assert "tensorviz: 0 executed, 4 cached, 0 failed" in done.stdout
     html = (out / "analysis.html").read_text("utf-8")
     assert "Attention after ten steps" in html and "The trained model" in html and "tv-error" not in html
+
+
+@pytest.mark.sphinx
+def test_status_shows_which_figures_use_a_training(built: tuple[Path, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    from sphinx_tensorviz.cli import main
+
+    srcdir = built[0]
+    assert main(["status", str(srcdir)]) == 0
+    out = capsys.readouterr().out
+    assert "2 figures use fit (training.md:5)" in out
+    assert main(["status", str(srcdir), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (training,) = [a for a in load_artifacts(srcdir).values() if a["data"]["kind"] == "train"]
+    assert report["uses"] == {"fit": {"figures": 2, "training": training["contentHash"]}}
