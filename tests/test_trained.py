@@ -158,3 +158,25 @@ def test_status_shows_which_figures_use_a_training(built: tuple[Path, Any], caps
     report = json.loads(capsys.readouterr().out)
     (training,) = [a for a in load_artifacts(srcdir).values() if a["data"]["kind"] == "train"]
     assert report["uses"] == {"fit": {"figures": 2, "training": training["contentHash"]}}
+
+
+@pytest.mark.sphinx
+@pytest.mark.execution
+def test_a_parallel_read_that_misses_a_training_warns_and_the_next_build_uses_it(tmp_path: Path) -> None:
+    """Under ``-j`` the pages are read in chunks, the first two in processes started together (Sphinx makes
+    chunks of 4 of these 9 pages in order, trainings first): ``page2b.md``, in the second, cannot see the
+    training read in the first. It says so (never a wrong hash), and the next build reads it again and
+    draws it."""
+    srcdir = copy_root("trained", tmp_path / "src")
+    pages = [f"page{n}" for n in range(6)]
+    for page in pages:
+        (srcdir / f"{page}.md").write_text(f"# {page}\n\nProse only.\n", "utf-8")
+    shutil.move(srcdir / "analysis.md", srcdir / "page2b.md")
+    edit(srcdir / "index.md", "analysis\n", "\n".join([*pages, "page2b"]) + "\n")
+    first = run_sphinx(srcdir, parallel=2)
+    missed = [w for w in first.tensorviz_warnings() if "no training named 'fit'" in w]
+    assert missed and all("page2b.md:" in w and "reads pages in parallel" in w and "build again" in w
+                          for w in missed), first.warnings
+    again = run_sphinx(srcdir, parallel=2)
+    assert again.tensorviz_warnings() == [], again.warnings
+    assert again.summary == (2, 2, 0), again.status
