@@ -93,7 +93,7 @@ def use_model(directive: SphinxDirective, values: dict[str, Any], reference: Any
     record = known[reference.name]
     steps = record["snapshots"]
     if not steps:
-        raise ValueError(f":model: the training {reference.name!r} keeps no snapshots (give it :snapshots:)")
+        raise ValueError(f":model: the training {reference.name!r} kept no snapshots (give it :snapshots:)")
     step = steps[-1] if reference.step is None else reference.step
     if step not in steps:
         raise ValueError(f":model: the training {reference.name!r} has no snapshot at step {step}; its steps are "
