@@ -10,11 +10,13 @@ The unit tests at the top need no Sphinx and no framework.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,41 @@ def test_a_job_waits_for_the_training_it_loads_whatever_its_kind() -> None:
     assert [wave(r, to_run) for r in (training, uses, plain)] == [0, 1, 0]
     # its training already stored (not in this build's runs): nothing to wait for
     assert wave(uses, {uses.content_hash: uses}) == 0
+
+
+@pytest.mark.execution
+def test_the_worker_loads_flax_nnx_weights_as_the_training_kept_them(tmp_path: Path) -> None:
+    """What a ``tv-train`` writes for a Flax NNX model (:func:`parameters_file`) loads back into a model
+    built from another seed, through the job's factory (real NNX, a two-layer MLP)."""
+    import jax.numpy as jnp
+    from flax import nnx
+
+    from sphinx_tensorviz.core.protocol import Job
+    from sphinx_tensorviz.execute.worker.trained import model_factory
+    from sphinx_tensorviz.features.train.weights import parameters_file
+
+    class Mlp(nnx.Module):
+        def __init__(self, seed: int) -> None:
+            rngs = nnx.Rngs(seed)
+            self.first, self.second = nnx.Linear(3, 4, rngs=rngs), nnx.Linear(4, 2, rngs=rngs)
+
+        def __call__(self, x: Any) -> Any:
+            return self.second(nnx.relu(self.first(x)))
+
+    trained = Mlp(1)
+    content, _ = parameters_file(trained, "jax")
+    path = tmp_path / "weights.safetensors"
+    path.write_bytes(content)
+    weights = {"path": str(path), "sha256": hashlib.sha256(content).hexdigest(), "size": len(content)}
+    module = types.SimpleNamespace(make=Mlp)
+    job = Job("tv-attention", "m:f", "jax", 0, "make", {}, {"trained": {"name": "mlp", "step": 1, "weights": weights}},
+              "cpu", "m.py", str(tmp_path), {})
+    loaded = model_factory(module, job)(seed=7)  # type: ignore[arg-type]
+    x = jnp.ones((1, 3))
+    assert jnp.allclose(loaded(x), trained(x)) and not jnp.allclose(Mlp(7)(x), trained(x))
+    path.write_bytes(content[:-1] + b" ")  # the store's file is not the one recorded: refused
+    with pytest.raises(ValueError, match="not the file the training recorded"):
+        model_factory(module, job)(seed=7)  # type: ignore[arg-type]
 
 
 # -- real builds ---------------------------------------------------------------------------------
@@ -146,6 +183,16 @@ def test_a_cache_only_build_without_weights_or_a_framework_draws_every_figure(
     assert "tensorviz: 0 executed, 4 cached, 0 failed" in done.stdout
     html = (out / "analysis.html").read_text("utf-8")
     assert "Attention after ten steps" in html and "The trained model" in html and "tv-error" not in html
+
+
+@pytest.mark.sphinx
+@pytest.mark.execution
+def test_verify_re_runs_the_dependents_with_the_stored_weights(built: tuple[Path, Any],
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from sphinx_tensorviz.cli import main
+
+    assert main(["verify", str(built[0]), "--doc", "analysis"]) == 0
+    assert "3 of 3 artifacts reproduced" in capsys.readouterr().out
 
 
 @pytest.mark.sphinx
