@@ -229,3 +229,16 @@ def test_a_parallel_read_that_misses_a_training_warns_and_the_next_build_uses_it
     again = run_sphinx(srcdir, parallel=2)
     assert again.tensorviz_warnings() == [], again.warnings
     assert again.summary == (2, 2, 0), again.status
+
+
+@pytest.mark.sphinx
+def test_two_trainings_of_one_name_are_a_located_warning(built: tuple[Path, Any], tmp_path: Path) -> None:
+    srcdir = tmp_path / "src"
+    shutil.copytree(built[0], srcdir)
+    text = (srcdir / "training.md").read_text("utf-8")
+    second = text[text.index("```{tv-train}"):].replace(":seed: 3", ":seed: 4")
+    edit(srcdir / "training.md", "A tiny attention model", second + "\nA tiny attention model")
+    again = run_sphinx(srcdir, confoverrides={"tensorviz_execution_mode": "cache-only"})
+    warnings = [w for w in again.tensorviz_warnings() if "named 'fit'" in w]
+    assert len(warnings) == 1 and "training.md:" in warnings[0] and "[tensorviz.option]" in warnings[0], again.warnings
+    assert "training.md:16: WARNING: tv-train: :name: another tv-train is named 'fit' (training, line 3)" in warnings[0]

@@ -62,7 +62,12 @@ def model_option(argument: str | None) -> tuple[str, str] | TrainedModel:
 
 
 def record_training(env: BuildEnvironment, name: str, request: ExecutionRequest, steps: list[int]) -> None:
-    """Remember the training ``name`` (its ``:name:``) read from ``request``, with its snapshot steps."""
+    """Remember the training ``name`` (its ``:name:``) read from ``request``, with its snapshot steps;
+    ``ValueError`` when another training has that name (a figure could not tell which it uses)."""
+    other = trainings(env).get(nodes.fully_normalize_name(name))
+    if other is not None:
+        raise ValueError(f":name: another {request.directive} is named {name!r} ({other['docname']}, line "
+                         f"{other['lineno']}); give each training its own name")
     table(env, TRAININGS).setdefault(request.docname, {})[nodes.fully_normalize_name(name)] = {
         "docname": request.docname, "lineno": request.lineno, "contentHash": request.content_hash,
         "entry": request.entry, "function": request.function, "backend": request.backend, "seed": request.seed,
