@@ -242,3 +242,28 @@ def test_two_trainings_of_one_name_are_a_located_warning(built: tuple[Path, Any]
     warnings = [w for w in again.tensorviz_warnings() if "named 'fit'" in w]
     assert len(warnings) == 1 and "training.md:" in warnings[0] and "[tensorviz.option]" in warnings[0], again.warnings
     assert "training.md:16: WARNING: tv-train: :name: another tv-train is named 'fit' (training, line 3)" in warnings[0]
+
+
+@pytest.mark.execution
+def test_the_worker_loads_equinox_weights_into_a_new_model(tmp_path: Path) -> None:
+    """Equinox models are immutable: the factory returns a copy with the training's arrays (real Equinox)."""
+    import equinox as eqx
+    import jax
+
+    from sphinx_tensorviz.core.protocol import Job
+    from sphinx_tensorviz.execute.worker.trained import model_factory
+    from sphinx_tensorviz.features.train.weights import parameters_file
+
+    def make(seed: int) -> Any:
+        return eqx.nn.MLP(3, 2, 4, 2, key=jax.random.PRNGKey(seed))
+
+    trained = make(1)
+    content, _ = parameters_file(trained, "jax")
+    path = tmp_path / "weights.safetensors"
+    path.write_bytes(content)
+    weights = {"path": str(path), "sha256": hashlib.sha256(content).hexdigest(), "size": len(content)}
+    job = Job("tv-graph", "m:f", "jax", 0, "make", {}, {"trained": {"name": "mlp", "step": 1, "weights": weights}},
+              "cpu", "m.py", str(tmp_path), {})
+    loaded = model_factory(types.SimpleNamespace(make=make), job)(seed=7)  # type: ignore[arg-type]
+    x = jax.numpy.ones(3)
+    assert jax.numpy.allclose(loaded(x), trained(x)) and not jax.numpy.allclose(make(7)(x), trained(x))

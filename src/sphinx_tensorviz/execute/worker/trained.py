@@ -5,8 +5,8 @@ job that uses a trained model (the build put the snapshot's file in ``options["t
 :mod:`..trained`), the factory builds the model as the training did and then loads the weights, before
 the figure's own code sees it. The file is read as a regular file of its recorded size and sha256 (a
 store is a folder anyone can write). The tensor names are what :mod:`...features.train.weights`
-wrote: PyTorch ``state_dict()`` keys, and for Flax NNX the dotted paths of ``nnx.state(model,
-nnx.Param)`` (:func:`path_name`).
+wrote: PyTorch ``state_dict()`` keys, for Flax NNX the dotted paths of ``nnx.state(model,
+nnx.Param)``, for Equinox (any pytree) those of its array leaves (:func:`path_name`).
 """
 
 from __future__ import annotations
@@ -32,9 +32,7 @@ def model_factory(module: types.ModuleType, job: Job) -> Callable[..., Any]:
         return factory
 
     def trained(*args: Any, **kwargs: Any) -> Any:
-        model = factory(*args, **kwargs)
-        load_weights(model, checked_bytes(weights), job.backend)
-        return model
+        return load_weights(factory(*args, **kwargs), checked_bytes(weights), job.backend)
 
     return trained
 
@@ -51,29 +49,41 @@ def checked_bytes(weights: dict[str, Any]) -> bytes:
     return content
 
 
-def load_weights(model: Any, content: bytes, backend: str) -> None:
-    """Load safetensors ``content`` into ``model``: ``load_state_dict`` (PyTorch, strict: a model of
-    another shape fails), ``nnx.update`` (Flax NNX)."""
+def load_weights(model: Any, content: bytes, backend: str) -> Any:
+    """``model`` with safetensors ``content`` loaded: ``load_state_dict`` (PyTorch, strict: a model of
+    another shape fails), ``nnx.update`` (Flax NNX, in place), or a copy of the pytree with each array
+    leaf replaced (Equinox and other immutable pytrees: the loaded model is the one returned)."""
     if backend == "torch":
         from safetensors.torch import load
 
         if not callable(getattr(model, "load_state_dict", None)):
             raise BadResult(f"a trained torch model has load_state_dict(); the factory gave {type(model).__name__}")
         model.load_state_dict(load(content))
-        return
+        return model
     import jax
-    from flax import nnx
     from safetensors.numpy import load as load_numpy
 
-    if not isinstance(model, nnx.Module):
-        raise BadResult(f"trained JAX weights load into a Flax NNX module; the factory gave {type(model).__name__}")
     arrays = load_numpy(content)
-    state = nnx.state(model, nnx.Param)
-    missing = [path_name(p) for p, _ in jax.tree_util.tree_flatten_with_path(state)[0] if path_name(p) not in arrays]
-    if missing:
-        raise BadResult(f"the trained weights lack {', '.join(missing[:5])}: the model is not the one trained")
-    nnx.update(model, jax.tree_util.tree_map_with_path(lambda p, leaf: jax.numpy.asarray(arrays[path_name(p)]),
-                                                       state))
+    try:
+        from flax import nnx
+    except ImportError:
+        nnx = None
+    tree = nnx.state(model, nnx.Param) if nnx is not None and isinstance(model, nnx.Module) else model
+    leaves = [(path_name(p), leaf) for p, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]
+              if isinstance(leaf, jax.Array)]
+    missing = [name for name, _ in leaves if name not in arrays]
+    if not leaves or missing:
+        raise BadResult(f"the trained weights lack {', '.join(missing[:5]) or 'every array of the model'}: the "
+                        "model is not the one trained")
+
+    def loaded(path: tuple[Any, ...], leaf: Any) -> Any:
+        return jax.numpy.asarray(arrays[path_name(path)], dtype=leaf.dtype) if isinstance(leaf, jax.Array) else leaf
+
+    new = jax.tree_util.tree_map_with_path(loaded, tree)
+    if tree is model:
+        return new
+    nnx.update(model, new)
+    return model
 
 
 def path_name(path: tuple[Any, ...]) -> str:
