@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -286,3 +287,44 @@ def test_the_worker_loads_equinox_weights_into_a_new_model(tmp_path: Path) -> No
     loaded = model_factory(types.SimpleNamespace(make=make), job)(seed=7)  # type: ignore[arg-type]
     x = jax.numpy.ones(3)
     assert jax.numpy.allclose(loaded(x), trained(x)) and not jax.numpy.allclose(make(7)(x), trained(x))
+
+
+@pytest.mark.sphinx
+@pytest.mark.execution
+def test_a_sweep_over_snapshots_shows_the_model_at_each_step(built: tuple[Path, Any], tmp_path: Path) -> None:
+    srcdir = tmp_path / "src"
+    shutil.copytree(built[0], srcdir)
+    (srcdir / "analysis.md").write_text((srcdir / "analysis.md").read_text("utf-8") + """
+During training:
+
+```{tv-attention}
+:model: @fit
+:inputs: [1, 2, 3, 4, 5, 6]
+:sweep: snapshot=[0, 10, 20]
+:title: Attention as it trains
+```
+""", "utf-8")
+    again = run_sphinx(srcdir)
+    assert again.summary == (3, 4, 0), again.status
+    assert again.tensorviz_warnings() == [], again.warnings
+    swept = {a["request"]["options"]["trained"]["step"]: a for a in load_artifacts(srcdir).values()
+             if a["data"]["kind"] == "attention" and a["request"]["options"].get("trained", {}).get("name") == "fit"
+             and "checks" not in a["request"]["options"]}
+    assert sorted(swept) == [0, 10, 20]
+    for step, artifact in swept.items():  # the scale the training set at that step: step / 10
+        scale = step / 10
+        assert artifact["data"]["maps"][0]["weights"][1][0] == pytest.approx(math.exp(scale) / (math.exp(scale) + 1),
+                                                                             abs=1e-5)
+    assert 'type="range"' in again.html("analysis")
+
+
+@pytest.mark.sphinx
+def test_a_sweep_over_a_step_that_is_not_a_snapshot_is_a_located_warning(built: tuple[Path, Any],
+                                                                          tmp_path: Path) -> None:
+    srcdir = tmp_path / "src"
+    shutil.copytree(built[0], srcdir)
+    edit(srcdir / "analysis.md", ":model: @fit:10\n", ":model: @fit\n:sweep: snapshot=[0, 5, 20]\n")
+    again = run_sphinx(srcdir, confoverrides={"tensorviz_execution_mode": "cache-only"})
+    (warning,) = [w for w in again.tensorviz_warnings() if "snapshot 5" in w]
+    assert "analysis.md:14: WARNING: tv-attention: :sweep: snapshot 5 is not a snapshot of the training " \
+        "'fit'; its steps are 0, 10, 20" in warning and "[tensorviz.option]" in warning

@@ -38,6 +38,11 @@ TRAININGS = "tensorviz_trainings"
 #: docname -> {training name: whether it was found when the document was read}
 USES = "tensorviz_trained_uses"
 
+#: the request option a ``:model: @name`` figure records (hashed; the job adds the weights file)
+TRAINED = "trained"
+#: the sweep parameter that steps through a training's snapshots
+SNAPSHOT = "snapshot"
+
 _REFERENCE = re.compile(r"@(?P<name>[\w][\w.-]*)(?::(?P<step>\d+))?")
 
 
@@ -103,14 +108,29 @@ def use_model(directive: SphinxDirective, values: dict[str, Any], reference: Any
     if step not in steps:
         raise ValueError(f":model: the training {reference.name!r} has no snapshot at step {step}; its steps are "
                          f"{', '.join(map(str, steps))}")
+    swept = (values.get("sweep") or {}).get(SNAPSHOT, [])
+    wrong = [str(s) for s in swept if s not in steps]
+    if wrong:
+        raise ValueError(f":sweep: {SNAPSHOT} {', '.join(wrong)} is not a snapshot of the training {reference.name!r}; "
+                         f"its steps are {', '.join(map(str, steps))}")
     for given in ("model-args", "seed"):
         if given in values:
             raise ValueError(f":{given}: comes from the training {reference.name!r}; leave it out")
     if values.get("backend", record["backend"]) != record["backend"]:
         raise ValueError(f":backend: the training {reference.name!r} is {record['backend']}")
     values.update({"backend": record["backend"], "seed": record["seed"], "model-args": record["modelArgs"],
-                   "trained": {"name": reference.name, "training": record["contentHash"], "step": step}})
+                   TRAINED: {"name": reference.name, "training": record["contentHash"], "step": step}})
     return f"/{record['entry']}", str(record["function"])
+
+
+def at_snapshot(options: dict[str, Any], values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A sweep point's values without ``snapshot``, and the options that point at that step instead
+    (``:sweep: snapshot=[0, 10, 20]`` of a ``:model: @name`` figure: the model as it was at each step)."""
+    used = options.get(TRAINED)
+    if not isinstance(used, dict) or SNAPSHOT not in values:
+        return values, {}
+    rest = {name: value for name, value in values.items() if name != SNAPSHOT}
+    return rest, {TRAINED: {**used, "step": values[SNAPSHOT]}}
 
 
 def setup_trained_models(app: Sphinx, directive: str) -> None:
