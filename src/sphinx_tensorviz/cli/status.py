@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 from ..core.hashing import canonical_json
-from ..core.request import ExecutionRequest
+from ..core.request import TRAINED, ExecutionRequest
 from ..core.words import plural
 from ..execute.fingerprint import EnvironmentCheck
 from ..store.artifacts import StoreProblem
@@ -125,7 +125,7 @@ def uses(requests: list[ExecutionRequest]) -> dict[str, dict[str, Any]]:
     model (``:model: @name``), so an author sees what a change to the training runs again."""
     found: dict[str, dict[str, Any]] = {}
     for request in requests:
-        used = request.options.get("trained")
+        used = request.options.get(TRAINED)
         if isinstance(used, dict):
             entry = found.setdefault(str(used["name"]), {"figures": 0, "training": used["training"]})
             entry["figures"] += 1

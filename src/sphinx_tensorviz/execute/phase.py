@@ -17,14 +17,14 @@ from sphinx.util import logging
 
 from ..config import Settings
 from ..core.limits import Limits
-from ..core.request import ExecutionRequest
+from ..core.request import TRAINED, ExecutionRequest
 from ..core.state import all_requests, failing_claims_of, requests_of
 from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.build import build_store
 from ..warnings_ import Subtype, warn
 from .course_kinds import course_kind
-from .trained import TRAINED, trained_weights, training_of
+from .trained import trained_weights, training_of
 from .fingerprint import EnvironmentCheck
 from .worker.sweep_check import sweep_job_points
 

@@ -12,14 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.kinds import kind_named
-from ..core.request import ExecutionRequest
+from ..core.request import TRAINED, ExecutionRequest
 from ..store.artifacts import ArtifactStore
 from ..store.returned_files import returned_file_path
 from ..warnings_ import Subtype, warn
-
-#: the request option (``read/trained.py`` sets it) that names the training and the step
-TRAINED = "trained"
-
 
 def training_of(request: ExecutionRequest) -> str | None:
     """The content hash of the training whose model ``request`` uses (``None``: it uses none)."""

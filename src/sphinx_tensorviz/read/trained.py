@@ -29,7 +29,7 @@ from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util.docutils import SphinxDirective
 
 from ..config import app_of
-from ..core.request import ExecutionRequest
+from ..core.request import TRAINED, ExecutionRequest
 from ..core.state import table
 from . import options as opt
 
@@ -38,8 +38,6 @@ TRAININGS = "tensorviz_trainings"
 #: docname -> {training name: whether it was found when the document was read}
 USES = "tensorviz_trained_uses"
 
-#: the request option a ``:model: @name`` figure records (hashed; the job adds the weights file)
-TRAINED = "trained"
 #: the sweep parameter that steps through a training's snapshots
 SNAPSHOT = "snapshot"
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.protocol import Job
+from ...core.request import TRAINED
 from ...store.files import read_regular
 from .loader import BadResult
 
@@ -27,7 +28,7 @@ def model_factory(module: types.ModuleType, job: Job) -> Callable[..., Any]:
     factory = getattr(module, job.function or "", None)
     if not callable(factory):
         raise BadResult(f"no class or function named {job.function!r} in {job.entry}")
-    weights = (job.options.get("trained") or {}).get("weights")
+    weights = (job.options.get(TRAINED) or {}).get("weights")
     if not weights:
         return factory
 

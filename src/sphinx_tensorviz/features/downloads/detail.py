@@ -8,6 +8,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.util.osutil import relative_uri
 
+from ...core.request import TRAINED
 from ...render.page import Page
 from ...render.parts import FigureParts
 from ...render.svg import ID_TOKEN
@@ -20,7 +21,7 @@ def downloads(page: Page, node: nodes.Element, artifact: dict[str, Any], parts: 
     """The files of one figure, written next to its page, and the list that links them (none, with a
     located warning, when the artifact's fields cannot be trusted in a download)."""
     request = node["request"]
-    if not page.scripted or "trained" in request.options:
+    if not page.scripted or TRAINED in request.options:
         # a figure of a trained model (``:model: @name``): run.py would build the model untrained (the
         # weights are not part of the download), and its --check would fail, so it offers none
         return None
