@@ -66,9 +66,10 @@ def model_option(argument: str | None) -> tuple[str, str] | TrainedModel:
 
 def record_training(env: BuildEnvironment, name: str, request: ExecutionRequest, steps: list[int]) -> None:
     """Remember the training ``name`` (its ``:name:``) read from ``request``, with its snapshot steps;
-    ``ValueError`` when another training has that name (a figure could not tell which it uses)."""
+    ``ValueError`` when another training of other code or options has that name (a figure could not tell
+    which it uses; the same run written twice, as a manual's examples may, is one training)."""
     other = trainings(env).get(nodes.fully_normalize_name(name))
-    if other is not None:
+    if other is not None and other["contentHash"] != request.content_hash:
         raise ValueError(f":name: another {request.directive} is named {name!r} ({other['docname']}, line "
                          f"{other['lineno']}); give each training its own name")
     table(env, TRAININGS).setdefault(request.docname, {})[nodes.fully_normalize_name(name)] = {
