@@ -328,3 +328,24 @@ def test_a_sweep_over_a_step_that_is_not_a_snapshot_is_a_located_warning(built: 
     (warning,) = [w for w in again.tensorviz_warnings() if "snapshot 5" in w]
     assert "analysis.md:14: WARNING: tv-attention: :sweep: snapshot 5 is not a snapshot of the training " \
         "'fit'; its steps are 0, 10, 20" in warning and "[tensorviz.option]" in warning
+
+
+@pytest.mark.sphinx
+def test_a_figure_whose_weights_are_not_in_the_store_warns_and_runs_nothing(built: tuple[Path, Any],
+                                                                             tmp_path: Path) -> None:
+    """The training is cached but its snapshot files are gone (a fresh checkout that does not commit
+    ``weights/``): a figure that must run again says which file it lacks, and nothing is stored for it."""
+    srcdir = tmp_path / "src"
+    shutil.copytree(built[0], srcdir)
+    shutil.rmtree(store_dir(srcdir) / "weights")
+    edit(srcdir / "analysis.md", ":inputs: [1, 2, 3, 4, 5, 6]\n:checks: attention_at_scale_one",
+         ":inputs: [1, 2, 3, 4, 5]\n:checks: attention_at_scale_one")
+    before = set(load_artifacts(srcdir))
+    again = run_sphinx(srcdir)
+    warnings = again.tensorviz_warnings()  # then the page's: no artifact to draw (tensorviz.cache_miss)
+    assert len(warnings) == 2 and "[tensorviz.cache_miss]" in warnings[1], again.warnings
+    warning = warnings[0]
+    assert "analysis.md:14: WARNING: tv-attention: the training @fit kept " in warning
+    assert ".safetensors, which is not in the store's weights/ folder" in warning and "[tensorviz.store]" in warning
+    assert "tensorviz: 0 executed, 3 cached, 0 failed, 1 not computed" in again.status
+    assert set(load_artifacts(srcdir)) == before
