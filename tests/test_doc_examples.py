@@ -163,6 +163,7 @@ def model_files() -> dict[str, str]:
         "claims/llama_claims.py": LLAMA_CLAIMS,
         "models/regression.py": code_block("models/regression.py"),
         "models/eqx_regression.py": code_block("models/eqx_regression.py"),
+        "models/regression_checks.py": code_block("models/regression_checks.py"),
     }
 
 
@@ -265,17 +266,19 @@ def test_every_conf_snippet_loads_after_the_tutorials(page: str, tmp_path: Path,
 @pytest.mark.sphinx
 @pytest.mark.execution
 def test_the_training_how_to_builds_as_written(tmp_path: Path) -> None:
-    """``howto/train.md`` alone (the whole manual's examples take minutes): its two runs train, -W clean,
-    and the reference's ``tv-train`` example is the how-to's first."""
+    """``howto/train.md`` alone (the whole manual's examples take minutes): its two runs train, the graph
+    of the trained regression (``:model: @regression``) checks the loaded weights, -W clean, and the
+    reference's ``tv-train`` example is the how-to's first."""
     pytest.importorskip("torch")
     pytest.importorskip("equinox")
     page = DOCS / "howto" / "train.md"
     srcdir = examples_project(tmp_path / "course", {page: md_examples()[page]})
     built = build(srcdir, tmp_path / "out")
     assert built["warnings"] == "", built["warnings"]
-    assert SUMMARY.findall(built["status"])[-1] == ("2", "0", "0"), built["status"]
+    assert SUMMARY.findall(built["status"])[-1] == ("3", "0", "0"), built["status"]  # two runs, one graph of @regression
     html = (tmp_path / "out" / "html" / "howto-train.html").read_text("utf-8")
     assert html.count('class="tv-svg-train"') == 2 and "passed: </strong>The loss falls below 0.1" in html
+    assert "passed: </strong>The traced model is the trained one" in html  # the weights were loaded
     said = re.search(r'\("(loss falls from [^"]*)"\)', " ".join(page.read_text("utf-8").split())).group(1)
     assert said in html  # the how-to quotes the alt text it gets
     reference = next(b.body for b in md_examples()[DOCS / "reference" / "directives.md"] if "{tv-train}" in b.body)

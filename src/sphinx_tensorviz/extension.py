@@ -29,7 +29,7 @@ from .render.latex import setup_latex_nodes
 from .render.post_transform import RenderFigures
 
 #: bump when the shape of what is kept in the environment changes
-ENV_VERSION = 4
+ENV_VERSION = 5  # 5: the trainings and their uses (read/trained.py), which older environments lack
 
 
 def setup_extension(app: Sphinx) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 from ..core.hashing import canonical_json
-from ..core.request import ExecutionRequest
+from ..core.request import TRAINED, ExecutionRequest
 from ..core.words import plural
 from ..execute.fingerprint import EnvironmentCheck
 from ..store.artifacts import StoreProblem
@@ -120,6 +120,29 @@ def entries(project: Project) -> list[dict[str, Any]]:
     return records
 
 
+def uses(requests: list[ExecutionRequest]) -> dict[str, dict[str, Any]]:
+    """``{training name: {"figures": N, "training": content hash}}``: the figures that load a training's
+    model (``:model: @name``), so an author sees what a change to the training runs again."""
+    found: dict[str, dict[str, Any]] = {}
+    for request in requests:
+        used = request.options.get(TRAINED)
+        if isinstance(used, dict):
+            entry = found.setdefault(str(used["name"]), {"figures": 0, "training": used["training"]})
+            entry["figures"] += 1
+    return found
+
+
+def uses_lines(project: Project) -> list[str]:
+    """``3 figures use induction (lessons/induction.md:12)``, one line per training used."""
+    where = {r.content_hash: project.location(r) for r in project.requests}
+    lines = []
+    for name, used in sorted(uses(project.requests).items()):
+        count = used["figures"]
+        place = f" ({where[used['training']]})" if used["training"] in where else ""
+        lines.append(f"{plural(count, 'figure')} use{'s' if count == 1 else ''} {name}{place}")
+    return lines
+
+
 def summary(records: list[dict[str, Any]]) -> dict[str, int]:
     counts = Counter(r["state"] for r in records)
     return {state: counts.get(state, 0) for state in STATES}
@@ -133,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         slowest = timings(project.requests, project.store) if args.times else []
     counts = summary(records)
     if args.json:
-        report: dict[str, Any] = {"directives": records, "summary": counts}
+        report: dict[str, Any] = {"directives": records, "summary": counts, "uses": uses(project.requests)}
         if args.times:
             report["times"] = [_time_record(project, t) for t in slowest]
         print(json.dumps(report, indent=2))
@@ -144,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
             print(_table(records))
         n = len(records)
         print(f"{n} directive{'s' if n != 1 else ''}: " + ", ".join(f"{counts[s]} {s}" for s in STATES))
+        for line in uses_lines(project):
+            print(line)
     if args.check and counts["cached"] != len(records):
         return 1
     return 0

@@ -73,6 +73,10 @@ class FigureKind:
     compare: str | None = None
     #: ``module:function`` ``(data) -> str``: the one-line summary ``tensorviz show`` prints
     summary: str | None = None
+    #: ``module:function`` ``(data, step) -> {"sha256", "size", "format", ...}``: the weights file of a
+    #: step of this kind's recorded model (``LookupError`` names the valid steps), for later figures that
+    #: use it (``:model: @name:step``); ``None``: its figures record no model
+    snapshot: str | None = None
     #: raise it when the kind records something else for the same code (from 1 on it is in every
     #: content hash of the kind, so stale artifacts run again; 0 leaves existing hashes as they are)
     version: int = 0

@@ -18,6 +18,9 @@ from typing import Any
 from .hashing import SCHEMA_VERSION, digest
 
 INLINE = "<inline>"
+#: the request option of a figure that uses a trained model (``:model: @name``): ``{"name", "training"
+#: (its content hash), "step"}``, hashed; the job adds the weights file
+TRAINED = "trained"
 
 #: a lesson id: a document name or a ``:lesson:`` name (letters, digits, spaces and ``_.,+:()-``). Not
 #: hashed, it reaches the downloads (``run.py``), which refuse an artifact whose id has another form.

@@ -1,7 +1,7 @@
-"""Running the jobs of a build: in two batches, then storing what each job produced.
+"""Running the jobs of a build: in waves, then storing what each job produced.
 
-Cross-sweep checks read the stored values of the points the first batch computes, so they run in
-a second one. Imported by the execution phase only when something must run: a build whose
+A job waits for the artifacts it depends on: a figure that loads a trained model (``:model: @name``)
+runs after its training, and cross-sweep checks read the stored values of the points computed before. Imported by the execution phase only when something must run: a build whose
 figures are all cached never loads the runner, the pools or Dask.
 """
 
@@ -25,6 +25,7 @@ from .dask_executor import executor_for
 from .fingerprint import EnvironmentCheck
 from .interrupt import Interrupted
 from .runner import Outcome, run_settings
+from .trained import training_of
 from .safeguards import (
     check_store_untouched,
     report_notes,
@@ -45,12 +46,13 @@ def run_batches(to_run: dict[str, ExecutionRequest], job_for: Callable[[Executio
     outcomes: dict[str, Outcome] = {}
     if sandbox_refused(conf.sandbox):
         return outcomes
-    for checks in (False, True):
-        jobs = {h: job for h, r in to_run.items() if (r.directive == SWEEP_CHECK) == checks
-                and (job := job_for(r)) is not None}
+    waves = {h: wave(r, to_run) for h, r in to_run.items()}
+    for number in sorted(set(waves.values())):
+        # each job is made when its wave starts: by then what it depends on is stored
+        jobs = {h: job for h, r in to_run.items() if waves[h] == number and (job := job_for(r)) is not None}
         if not jobs:
             continue
-        if not checks:  # once: every job of a build has the same course folder
+        if not outcomes:  # once: every job of a build has the same course folder
             report_sandbox_exclusions(conf.sandbox, conf.python, conf.compilation_cache,
                                       Path(next(iter(jobs.values())).srcdir), list(to_run.values()))
         before = list_store(store)
@@ -66,6 +68,12 @@ def run_batches(to_run: dict[str, ExecutionRequest], job_for: Callable[[Executio
         if interrupted is not None:
             raise interrupted
     return outcomes
+
+
+def wave(request: ExecutionRequest, to_run: dict[str, ExecutionRequest]) -> int:
+    """When ``request`` runs: after the training whose model it loads, when that runs too (1); cross-sweep
+    checks after the points they read (+2). A job waits for the artifacts it depends on, whatever its kind."""
+    return (1 if training_of(request) in to_run else 0) + (2 if request.directive == SWEEP_CHECK else 0)
 
 
 def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome,

@@ -17,13 +17,14 @@ from sphinx.util import logging
 
 from ..config import Settings
 from ..core.limits import Limits
-from ..core.request import ExecutionRequest
+from ..core.request import TRAINED, ExecutionRequest
 from ..core.state import all_requests, failing_claims_of, requests_of
 from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.build import build_store
 from ..warnings_ import Subtype, warn
 from .course_kinds import course_kind
+from .trained import trained_weights, training_of
 from .fingerprint import EnvironmentCheck
 from .worker.sweep_check import sweep_job_points
 
@@ -153,7 +154,8 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
 
 def job_for(request: ExecutionRequest, env: BuildEnvironment, store: ArtifactStore | None = None) -> Job | None:
     """The worker's job for ``request``; ``None`` for a cross-sweep check while a point of its sweep
-    has no stored artifact (nothing to check yet), or when no ``store`` is given to read them from."""
+    has no stored artifact (nothing to check yet), or when no ``store`` is given to read them from, and
+    for a figure whose trained model's weights cannot be found (:mod:`.trained` warns)."""
     from ..core.protocol import Job  # only a build that runs something needs the protocol
 
     srcdir = Path(env.srcdir).resolve()
@@ -169,12 +171,18 @@ def job_for(request: ExecutionRequest, env: BuildEnvironment, store: ArtifactSto
     else:
         entry = srcdir / request.entry
         place = {"entry_path": str(entry), "search_path": (str(entry.parent), str(srcdir))}
+    options = request.options
+    if training_of(request) is not None:  # ``:model: @name``: the job loads the snapshot's weights
+        weights = trained_weights(request, store)
+        if weights is None:
+            return None
+        options = {**options, TRAINED: {**options[TRAINED], "weights": weights}}
     kind = course_kind(request.runner, srcdir)  # a kind the course keeps in a folder of its own (``_ext/``)
     if kind is not None and str(kind.folder) not in place["search_path"]:
         place["search_path"] = (*place["search_path"], str(kind.folder))
     return Job(
         directive=request.directive, runner=request.runner, backend=request.backend,
-        seed=request.seed, function=request.function, inputs=request.inputs, options=request.options,
+        seed=request.seed, function=request.function, inputs=request.inputs, options=options,
         device=request.device, entry=request.entry, srcdir=str(srcdir),
         files=dict(request.files),  # carried as text when the job runs elsewhere (Dask)
         sweep_points=None if points is None else tuple(points), **place,

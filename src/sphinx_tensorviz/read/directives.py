@@ -22,7 +22,7 @@ from ..config import app_of, settings
 from ..core.hashing import sha256_text
 from ..core.kinds import FigureKind
 from ..core.nodes import error_box, tensorviz_figure
-from ..core.request import INLINE, ExecutionRequest, default_lesson_id
+from ..core.request import INLINE, TRAINED, ExecutionRequest, default_lesson_id
 from ..core.state import add_request
 from ..warnings_ import Subtype, warn
 from . import options as opt
@@ -160,7 +160,8 @@ class ExecutedDirective(SphinxDirective):
             inputs=values.get("inputs", {}),
             seed=values.get("seed", 0),
             device=conf.device,
-            options=self.result_values(values),
+            # a trained model's training and step (``:model: @name``, :mod:`.trained`): hashed, and read by the job
+            options={**self.result_values(values), **({TRAINED: values[TRAINED]} if TRAINED in values else {})},
             render={name: values[name] for name in self.render_options if name in values},
             versions=_framework_versions(backend) if conf.hash_versions else None,
             runner=self.kind.run,

@@ -18,6 +18,7 @@ from ..core.hashing import canonical_json
 from ..core.request import ExecutionRequest
 from ..core.sweep import SWEEP_CHECK, SWEEP_CHECK_KIND, Sweep, SweepPoint
 from . import options as opt
+from .trained import at_snapshot
 
 #: The most points one sweep may have (the product of its parameters' value counts). Every point
 #: is an execution and an inline SVG on the page, so a larger sweep would make a heavy page.
@@ -84,9 +85,10 @@ def build_sweep(base: ExecutionRequest, parameters: dict[str, list[Any]],
     names = list(parameters)
 
     def at(values: dict[str, Any]) -> ExecutionRequest:
+        values, trained = at_snapshot(base.options, values)  # ``snapshot`` of a ``:model: @name`` figure
         if target == "inputs":
-            return replace(base, inputs={**given, **values})
-        return replace(base, options={**base.options, target: {**given, **values}})
+            return replace(base, inputs={**given, **values}, options={**base.options, **trained})
+        return replace(base, options={**base.options, **trained, target: {**given, **values}})
 
     points = tuple(
         SweepPoint(dict(zip(names, combo)), at(dict(zip(names, combo))))

@@ -11,6 +11,7 @@ from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
 from ...read.sources import local_imports, resolve_inside
 from ...read.sweep import sweep_option
+from ...read.trained import model_option, use_model
 from . import KIND
 
 
@@ -48,7 +49,7 @@ class AttentionDirective(ExecutedDirective):
 
     kind = KIND
     extra_options: ClassVar[dict[str, Converter]] = {
-        "model": opt.model_reference,
+        "model": model_option,
         "model-args": opt.yaml_mapping,
         "inputs": token_inputs,
         "call-args": opt.yaml_mapping,
@@ -67,7 +68,7 @@ class AttentionDirective(ExecutedDirective):
             raise ValueError("name the model with :model: path/to/file.py:factory")
         if "source" in values or "function" in values:
             raise ValueError(":model: names the code; leave out :source: and :function:")
-        values["source"], values["function"] = self.model_code(values.pop("model"))
+        values["source"], values["function"] = use_model(self, values, values.pop("model"))
         values.setdefault("backend", "torch")
         if values["backend"] == "numpy":
             raise ValueError(":backend: is torch or jax (the model's framework)")
@@ -76,10 +77,6 @@ class AttentionDirective(ExecutedDirective):
         if isinstance(values.get("tokens"), str):
             values["tokens"] = self.tokens_function(values["tokens"])
         return values
-
-    def model_code(self, reference: tuple[str, str]) -> tuple[str, str]:
-        """The one place the page's model reference becomes code to run: (file, factory)."""
-        return reference
 
     def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = {"model_args": values.get("model-args", {}), "inputs": values["inputs"]}

@@ -1,8 +1,8 @@
 """The model, its inputs and its token labels, from a job (in the worker).
 
-:func:`build_model` is the one place a model reference is resolved: today ``file.py:factory`` in the
-lesson's module; a reference to a recorded training run (``@name``) belongs here too, so that every
-other part of the kind stays as it is.
+:func:`build_model` is the one place a model reference is resolved: ``file.py:factory`` in the
+lesson's module, with a recorded training run's weights loaded for ``:model: @name``
+(:func:`...execute.worker.trained.model_factory`), so that every other part of the kind stays as it is.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ from typing import Any
 from ...core.protocol import Job
 from ...execute.worker.inputs import InputSpecError, build_call
 from ...execute.worker.loader import BadResult, import_file, seeded_arguments
+from ...execute.worker.trained import model_factory
 
 
 def build_model(module: types.ModuleType, job: Job) -> Any:
     """The model the job's ``:model:`` names, built with ``:model-args:`` (and the seed, if the factory
     takes one; never a JAX key: its parameters are the model's own business)."""
-    factory = getattr(module, job.function or "", None)
-    if not callable(factory):
-        raise BadResult(f"no class or function named {job.function!r} in {job.entry}")
+    factory = model_factory(module, job)  # loads a training's weights for ``:model: @name``
     kwargs = seeded_arguments(factory, job.options.get("model_args") or {}, job.seed, job.backend, key=False)
     return factory(**kwargs)
 

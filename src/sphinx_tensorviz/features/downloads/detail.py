@@ -8,6 +8,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.util.osutil import relative_uri
 
+from ...core.request import TRAINED
 from ...render.page import Page
 from ...render.parts import FigureParts
 from ...render.svg import ID_TOKEN
@@ -19,10 +20,12 @@ from .files import downloads_list, write_downloads
 def downloads(page: Page, node: nodes.Element, artifact: dict[str, Any], parts: FigureParts) -> nodes.Node | None:
     """The files of one figure, written next to its page, and the list that links them (none, with a
     located warning, when the artifact's fields cannot be trusted in a download)."""
-    if not page.scripted:
+    request = node["request"]
+    if not page.scripted or TRAINED in request.options:
+        # a figure of a trained model (``:model: @name``): run.py would build the model untrained (the
+        # weights are not part of the download), and its --check would fail, so it offers none
         return None
     builder = page.builder
-    request = node["request"]
     try:
         folder, files = write_downloads(artifact, page.store.artifact_text(request.content_hash, artifact),
                                         parts.svg.replace(ID_TOKEN, "preview"), page.ctx.srcdir,

@@ -16,6 +16,7 @@ from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
 from ...read.sources import local_imports, resolve_inside
 from ...read.sweep import sweep_option
+from ...read.trained import model_option, use_model
 from ...read.variants import variant_for
 from ...warnings_ import Subtype
 from . import CAPTURE_VERSIONS, KIND
@@ -40,7 +41,7 @@ class GraphDirective(ExecutedDirective):
     """Trace ``:model:`` once in a worker and draw its computation graph (``:diagram:``: a variant)."""
 
     extra_options: ClassVar[dict[str, Converter]] = {
-        "model": opt.model_reference,
+        "model": model_option,
         "model-args": opt.yaml_mapping,
         "inputs": opt.input_specs,
         "depth": opt.positive_int,
@@ -82,7 +83,7 @@ class GraphDirective(ExecutedDirective):
     def converted_options(self) -> dict[str, Any]:
         values = super().converted_options()
         if "model" in values:
-            values["source"], values["function"] = values.pop("model")
+            values["source"], values["function"] = use_model(self, values, values.pop("model"))
         elif "source" in values and "function" not in values:
             raise ValueError("name the model with :model: path/to/file.py:ClassName")
         if "sweep" in values and "choices-check" in values:

@@ -20,6 +20,7 @@ from ...execute.tolerance import OUTPUT_VALUES_LIMIT
 from ...execute.worker.checks import check_modules, code_name, run_checks
 from ...execute.worker.inputs import InputSpecError, build_call
 from ...execute.worker.loader import seeded_arguments
+from ...execute.worker.trained import model_factory
 from ...execute.worker.results import BadResult, dtype_name, to_numpy
 from . import DEFAULT_NODES, NODES
 from .activation_records import activation_record
@@ -31,9 +32,7 @@ from .filter import fold_groups
 @worker_entry
 def run_graph(module: types.ModuleType, job: Job) -> dict[str, Any]:
     options = job.options
-    factory = getattr(module, job.function or "", None)
-    if factory is None:
-        raise BadResult(f"no class or function named {job.function!r} in {job.entry}")
+    factory = model_factory(module, job)  # loads a training's weights for ``:model: @name``
     try:
         args, call_kwargs = build_call(options.get("inputs") or [], job.backend, job.seed)
     except InputSpecError as exc:

@@ -59,12 +59,15 @@ KIND = declare(FigureKind(
     reproduce=f"{__name__}.reproduce",
     compare=f"{__name__}.verify:compare",
     summary=f"{__name__}.show:summary",
+    snapshot=f"{__name__}.snapshots:find_snapshot",
 ))
 
 
 def setup_train(app: Sphinx) -> None:
     # imported here: a worker imports this package for :mod:`.run`, and needs neither Sphinx nor docutils
     from ...render.registry import add_figure_kind
+    from ...read.trained import setup_trained_models
     from .directive import TrainDirective
 
     add_figure_kind(app, KIND, TrainDirective)
+    setup_trained_models(app, KIND.directive)  # read trainings first; ``@name`` in later figures

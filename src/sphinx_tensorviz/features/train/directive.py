@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...core.hashing import sha256_text
+from ...core.request import ExecutionRequest
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
 from ...read.sources import local_imports, resolve_inside
+from ...read.trained import record_training
 from . import KIND
 
 #: the most snapshot steps one run may keep (each is a weights file)
@@ -76,6 +78,13 @@ class TrainDirective(ExecutedDirective):
         if values.get("checks"):
             result["checks"] = values["checks"]
         return result
+
+    def build_request(self, values: dict[str, Any]) -> ExecutionRequest:
+        """The request; a named run is also recorded, so later figures can use its model (``@name``)."""
+        request = super().build_request(values)
+        if values.get("name"):
+            record_training(self.env, values["name"], request, values.get("snapshots", []))
+        return request
 
     def course_path(self, given: str) -> str:
         """A ``.py`` path relative to this page, as a path relative to the course folder."""

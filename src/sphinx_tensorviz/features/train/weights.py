@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ...execute.worker.loader import BadResult
+from ...execute.worker.trained import path_name
 
 
 def parameters_file(model: Any, backend: str) -> tuple[bytes, int]:
@@ -56,19 +57,6 @@ def flat_jax_arrays(model: Any) -> dict[str, np.ndarray]:
             value = value.astype(np.float32)
         arrays[path_name(path)] = np.ascontiguousarray(value)
     return arrays
-
-
-def path_name(path: tuple[Any, ...]) -> str:
-    """``('layers', 0, 'kernel')`` of any key kinds, as ``layers.0.kernel``."""
-    parts = []
-    for key in path:
-        for attribute in ("key", "name", "idx"):
-            if hasattr(key, attribute):
-                parts.append(str(getattr(key, attribute)))
-                break
-        else:
-            parts.append(str(key))
-    return ".".join(parts)
 
 
 def sha256_name(content: bytes) -> str:
