@@ -25,7 +25,6 @@ from .dask_executor import executor_for
 from .fingerprint import EnvironmentCheck
 from .interrupt import Interrupted
 from .runner import Outcome, run_settings
-from .trained import training_of
 from .safeguards import (
     check_store_untouched,
     report_notes,
@@ -33,6 +32,7 @@ from .safeguards import (
     sandbox_refused,
     write_or_hold,
 )
+from .trained import training_of
 
 #: what the runner calls with the finished outcomes and their count, to show progress
 Progress = Callable[[Iterable[Outcome], int], Iterator[Outcome]]

@@ -24,8 +24,8 @@ from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.build import build_store
 from ..warnings_ import Subtype, warn
 from .course_kinds import course_kind
-from .trained import trained_weights, training_of
 from .fingerprint import EnvironmentCheck
+from .trained import trained_weights, training_of
 from .worker.sweep_check import sweep_job_points
 
 if TYPE_CHECKING:

@@ -17,6 +17,7 @@ from ..store.artifacts import ArtifactStore
 from ..store.returned_files import returned_file_path
 from ..warnings_ import Subtype, warn
 
+
 def training_of(request: ExecutionRequest) -> str | None:
     """The content hash of the training whose model ``request`` uses (``None``: it uses none)."""
     used = request.options.get(TRAINED)

@@ -20,8 +20,8 @@ from ...execute.tolerance import OUTPUT_VALUES_LIMIT
 from ...execute.worker.checks import check_modules, code_name, run_checks
 from ...execute.worker.inputs import InputSpecError, build_call
 from ...execute.worker.loader import seeded_arguments
-from ...execute.worker.trained import model_factory
 from ...execute.worker.results import BadResult, dtype_name, to_numpy
+from ...execute.worker.trained import model_factory
 from . import DEFAULT_NODES, NODES
 from .activation_records import activation_record
 from .capture.layout_hints import layout_hints

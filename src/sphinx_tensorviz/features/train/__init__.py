@@ -65,8 +65,8 @@ KIND = declare(FigureKind(
 
 def setup_train(app: Sphinx) -> None:
     # imported here: a worker imports this package for :mod:`.run`, and needs neither Sphinx nor docutils
-    from ...render.registry import add_figure_kind
     from ...read.trained import setup_trained_models
+    from ...render.registry import add_figure_kind
     from .directive import TrainDirective
 
     add_figure_kind(app, KIND, TrainDirective)
