@@ -131,3 +131,13 @@ def loss_below_half_from_step_500(curves):
     late = max(value for step, value in curves["loss"] if step >= 500)
     return {"passed": late < 0.5, "value": late, "tolerance": 0.5,
             "description": "The loss is below 0.5 at every recorded step from step 500 on"}
+
+
+def query_h_reads_the_token_after_the_earlier_h(weights):
+    """The prediction's answer: for the query ``H`` of the second copy (position 10), some head of
+    layer 1 puts its largest weight on position 3, the ``A`` after the earlier ``H`` (position 2)."""
+    query, target = EXAMPLE_PREFIX + 2, 3
+    rows = weights[HEADS:2 * HEADS, query]
+    best = max(range(HEADS), key=lambda h: float(rows[h, target]))
+    return {"passed": int(rows[best].argmax()) == target, "value": float(rows[best, target]),
+            "description": f"Head 1.{best}'s largest weight for the query H at position 10 is on position 3"}
