@@ -77,8 +77,12 @@ def test_course_status_everything_cached(course: Path, capsys: pytest.CaptureFix
     assert re.search(r"^kv-cache\.md:\d+ +tokens=3 +tv-heatmap +cached", out, re.M)
     assert re.search(r"^transformers-03\.md:\d+ +tv-heatmap +cached +" + T03[:12], out, re.M)
     assert re.search(r"^llama-decoder\.md:\d+ +tv-graph +cached", out, re.M)
-    total = len(lines) - 2
-    assert lines[-1] == f"{total} directives: {total} cached, 0 stale, 0 missing, 0 failed"
+    # after the summary, one line per training names the figures that use it (induction-heads.md)
+    summary = next(i for i, line in enumerate(lines) if re.match(r"\d+ directives: ", line))
+    (uses,) = lines[summary + 1:]
+    assert re.fullmatch(r"\d+ figures use induction \(induction-heads\.md:\d+\)", uses), uses
+    total = summary - 1
+    assert lines[summary] == f"{total} directives: {total} cached, 0 stale, 0 missing, 0 failed"
     report = status_json(capsys, course)
     assert {r["state"] for r in report["directives"]} == {"cached"}
     assert report["summary"]["cached"] == total

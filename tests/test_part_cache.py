@@ -264,8 +264,9 @@ def test_the_course_is_the_same_with_kept_parts(tmp_path: Path, drawn: list[str]
         return made
 
     first = pages()
-    # the parts of the course's 18 executed figures (its two sweeps included), and its 8 checkpoints and tours
-    assert len(kept_entries(tmp_path)) == 26
+    # the parts of the course's 18 executed figures (its two sweeps included), and its 8 checkpoints and tours,
+    # and of induction-heads.md's training, its checked grid and the four grids of its snapshot sweep
+    assert len(kept_entries(tmp_path)) == 26 + 6
     every = {"graph_parts", "heatmap_parts", "sweep_parts", "activations_figure", "steps_figure"}
     assert every <= set(drawn)
     del drawn[:]
