@@ -440,7 +440,7 @@ def test_without_javascript_all_steps_and_checkpoints_show(open_page: Any, site:
 # ------------------------------------------------------------------------------------------ phones
 
 
-@pytest.mark.parametrize("name", [GRAPH_PAGE, OTHER_PAGE])
+@pytest.mark.parametrize("name", [GRAPH_PAGE, OTHER_PAGE, "induction-heads.html"])
 def test_phone_width_has_no_horizontal_page_overflow(open_page: Any, name: str) -> None:
     page = open_page(name, viewport={"width": 360, "height": 800})
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
@@ -456,7 +456,7 @@ _TEXT_SIZES = """() => [...document.querySelectorAll('.tv-svg svg')].filter(svg 
 
 
 @pytest.mark.parametrize("name", ["attention-scores.html", "kv-cache.html", "positions.html", "multi-head.html",
-                                  "hf-vit.html", GRAPH_PAGE])
+                                  "hf-vit.html", GRAPH_PAGE, "induction-heads.html"])
 def test_phone_width_keeps_figure_text_at_12px_and_folds_the_reproduce_hashes(open_page: Any, name: str) -> None:
     """A heatmap wider than a phone keeps its text size and scrolls in its region, as graphs do; the
     reproduce lists (file names with their sha256) are folded until asked for."""

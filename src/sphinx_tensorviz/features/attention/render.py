@@ -92,7 +92,10 @@ def _larger_views(data: dict[str, Any], patterns: list[Pattern], key: str, rende
         drawing = ctx.cache.svg(digest({"recording": key, "head": number}), renderer_hash, partial(
             cell_grid_svg, head_data(data, item), title=f"Attention weights of {name}",
             alt=head_sentence(item, pattern), colormap=colormap, scale=scale))
+        # at its natural size (text >= 12 px), scrolling sideways inside its region on a phone
         views.append(f'<details class="tv-reveal tv-attention-head"><summary>'
-                     f'{svg.text(f"Enlarge {name}: {pattern.sentence()}")}</summary>\n<div class="tv-svg">'
-                     f'{drawing.replace(svg.ID_TOKEN, f"{svg.ID_TOKEN}-h{number}")}</div></details>')
+                     f'{svg.text(f"Enlarge {name}: {pattern.sentence()}")}</summary>\n'
+                     f'<div class="tv-scroll" tabindex="0" role="region" aria-label={svg.attr(f"{name}, enlarged")}>'
+                     f'<div class="tv-svg">{drawing.replace(svg.ID_TOKEN, f"{svg.ID_TOKEN}-h{number}")}</div></div>'
+                     '</details>')
     return markup(f'<div class="tv-attention-heads">{"".join(views)}</div>')
