@@ -344,6 +344,8 @@ def test_a_figure_whose_weights_are_not_in_the_store_warns_and_runs_nothing(buil
     again = run_sphinx(srcdir)
     warnings = again.tensorviz_warnings()  # then the page's: no artifact to draw (tensorviz.cache_miss)
     assert len(warnings) == 2 and "[tensorviz.cache_miss]" in warnings[1], again.warnings
+    # in 'auto' it would have run: the page says it was not computed, not to "build once with 'auto'"
+    assert "it was not computed in this build" in warnings[1] and "build once with" not in warnings[1]
     warning = warnings[0]
     assert "analysis.md:14: WARNING: tv-attention: the training @fit kept " in warning
     assert ".safetensors, which is not in the store's weights/ folder" in warning and "[tensorviz.store]" in warning

@@ -191,7 +191,10 @@ def missing(page: Page, node: tensorviz_figure, request: ExecutionRequest, probl
         message = f"stored artifact {problem.path.name} {problem.reason}"
         warn(f"{request.directive}: {message}", Subtype.store, location=node)
         return error_box(f"This figure could not be shown: {message}", "")
-    if page.mode != "off":
+    if page.mode in ("auto", "force"):  # it would have run: something before it stopped it, and said why
+        warn(f"{request.directive}: no stored artifact {request.content_hash[:12]}: it was not computed in this "
+             "build (the warning given for it when the build executed says why)", Subtype.cache_miss, location=node)
+    elif page.mode != "off":
         warn(f"{request.directive}: no stored artifact {request.content_hash[:12]} and "
              f"tensorviz_execution_mode is {page.mode!r}; build once with 'auto' and commit the store",
              Subtype.cache_miss, location=node)
