@@ -22,27 +22,51 @@ LETTERS = "ABCDEFGHIJKLMNOP"
 EXAMPLE_PREFIX = 8
 
 
+class Attention(nn.Module):
+    """Causal multi-head self-attention: ``qkv`` makes the queries, keys and values of every head at
+    once; ``out`` mixes the heads' outputs, side by side in its input, back into the residual stream."""
+
+    def __init__(self):
+        super().__init__()
+        self.heads = HEADS
+        self.qkv = nn.Linear(WIDTH, 3 * WIDTH, bias=False)
+        self.out = nn.Linear(WIDTH, WIDTH, bias=False)
+
+    def forward(self, x):
+        batch, length, _ = x.shape
+        future = torch.ones(length, length, dtype=torch.bool).triu(1)
+        q, k, v = (t.view(batch, length, HEADS, -1).transpose(1, 2) for t in self.qkv(x).chunk(3, dim=-1))
+        scores = (q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5).masked_fill(future, float("-inf"))
+        heads = torch.softmax(scores, dim=-1) @ v
+        return self.out(heads.transpose(1, 2).reshape(batch, length, WIDTH))
+
+
+class Block(nn.Module):
+    """One layer: attention added to the residual stream (no MLP, no normalisation)."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = Attention()
+
+    def forward(self, x):
+        return x + self.attn(x)
+
+
 class AttentionOnly(nn.Module):
-    """Token and position embeddings, ``LAYERS`` causal multi-head attention layers added to the
-    residual stream (no MLPs, no normalisation), and a linear read-out to the vocabulary."""
+    """Token and position embeddings, ``LAYERS`` blocks of causal multi-head attention, and a linear
+    read-out to the vocabulary. Each block's output is the residual stream after it."""
 
     def __init__(self):
         super().__init__()
         self.embed = nn.Embedding(VOCABULARY, WIDTH)
         self.position = nn.Embedding(LENGTH, WIDTH)
-        self.qkv = nn.ModuleList(nn.Linear(WIDTH, 3 * WIDTH, bias=False) for _ in range(LAYERS))
-        self.out = nn.ModuleList(nn.Linear(WIDTH, WIDTH, bias=False) for _ in range(LAYERS))
+        self.blocks = nn.ModuleList(Block() for _ in range(LAYERS))
         self.unembed = nn.Linear(WIDTH, VOCABULARY)
 
     def forward(self, ids):
-        batch, length = ids.shape
-        x = self.embed(ids) + self.position(torch.arange(length))
-        future = torch.ones(length, length, dtype=torch.bool).triu(1)
-        for qkv, out in zip(self.qkv, self.out):
-            q, k, v = (t.view(batch, length, HEADS, -1).transpose(1, 2) for t in qkv(x).chunk(3, dim=-1))
-            scores = (q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5).masked_fill(future, float("-inf"))
-            heads = torch.softmax(scores, dim=-1) @ v
-            x = x + out(heads.transpose(1, 2).reshape(batch, length, WIDTH))
+        x = self.embed(ids) + self.position(torch.arange(ids.shape[1]))
+        for block in self.blocks:
+            x = block(x)
         return self.unembed(x)
 
 
