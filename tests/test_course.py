@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from offline_util import WITHOUT_FRAMEWORKS
 from sphinx_tensorviz.store.artifacts import ArtifactStore, schema_errors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,22 +24,6 @@ LESSONS = ROOT / "lessons"
 STORE = LESSONS / "tensorviz_artifacts"
 SUMMARY = re.compile(r"tensorviz: (\d+) executed, (\d+) cached, (\d+) failed")
 LESSON_PAGES = sorted(p.stem for p in LESSONS.glob("*.md") if p.stem != "index")
-
-
-#: Read the Docs installs neither framework (``.readthedocs.yaml``): the course must build without
-#: them. This prelude makes them unimportable in the build process and in anything it starts.
-WITHOUT_FRAMEWORKS = """
-import importlib.abc, sys
-BLOCKED = {"torch", "jax", "jaxlib", "flax", "equinox", "transformers"}
-class NotInstalled(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in BLOCKED:
-            raise ModuleNotFoundError(f"No module named {name!r} (not installed on Read the Docs)")
-        return None
-sys.meta_path.insert(0, NotInstalled())
-from sphinx.cmd.build import main
-sys.exit(main(sys.argv[1:]))
-"""
 
 
 def sphinx_build(src: Path, out: Path, builder: str = "html", env: dict[str, str] | None = None,

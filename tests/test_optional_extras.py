@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SUMMARY, copy_root
-from test_course import WITHOUT_FRAMEWORKS
+from offline_util import WITHOUT_FRAMEWORKS
 
 pytestmark = pytest.mark.sphinx
 

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from conftest import copy_root, edit, load_artifacts, run_sphinx, store_dir
+from offline_util import cache_only_build_without_weights
 from sphinx_tensorviz.core.protocol import ProtocolError, ReturnedFile, Success, parse_result
 from sphinx_tensorviz.execute.returned import read_returned
 from sphinx_tensorviz.features.train.curves import MAX_POINTS, Curve, downsample
@@ -387,34 +388,15 @@ def test_latex_and_text_draw_the_run_from_the_store(trained: tuple[Path, Any], t
     assert "loss falls from 7.76 to" in page and "Snapshots (weights kept" in page
 
 
-#: the frameworks made unimportable, in the build and in anything it starts (as on Read the Docs)
-WITHOUT_FRAMEWORKS = """
-import importlib.abc, sys
-class NotInstalled(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in {"torch", "jax", "jaxlib", "flax", "equinox", "safetensors"}:
-            raise ModuleNotFoundError(name)
-sys.meta_path.insert(0, NotInstalled())
-from sphinx.cmd.build import main
-sys.exit(main(sys.argv[1:]))
-"""
-
-
 @pytest.mark.sphinx
 def test_a_cache_only_build_without_the_weights_or_a_framework_draws_the_page(
         trained: tuple[Path, Any], tmp_path: Path) -> None:
-    srcdir = tmp_path / "src"
-    shutil.copytree(trained[0], srcdir, ignore=shutil.ignore_patterns("_build"))
-    shutil.rmtree(store_dir(srcdir) / "weights")
-    out = tmp_path / "html"
-    done = subprocess.run([sys.executable, "-c", WITHOUT_FRAMEWORKS, "-W", "-b", "html", "-D",
-                           "tensorviz_execution_mode=cache-only", str(srcdir), str(out)],
-                          capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    done, out = cache_only_build_without_weights(trained[0], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "tensorviz: 0 executed, 3 cached, 0 failed" in done.stdout
     html = (out / "torch.html").read_text("utf-8")
     assert 'class="tv-svg-train"' in html and "loss falls from 7.76 to" in html
-    assert not (store_dir(srcdir) / "weights").exists()
+    assert not (store_dir(tmp_path / "src") / "weights").exists()
 
 
 @pytest.mark.sphinx

@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 
 from conftest import copy_root, edit, load_artifacts, run_sphinx, store_dir, warning_records
+from offline_util import cache_only_build_without_weights
 from sphinx_tensorviz.core.request import ExecutionRequest
 from sphinx_tensorviz.execute.batch import wave
 from sphinx_tensorviz.read.trained import TrainedModel, model_option
-from test_train import WITHOUT_FRAMEWORKS
 
 
 def _request(directive: str, options: dict[str, Any]) -> ExecutionRequest:
@@ -174,13 +174,7 @@ def test_an_unknown_training_or_step_is_a_located_warning_naming_the_valid_ones(
 @pytest.mark.sphinx
 def test_a_cache_only_build_without_weights_or_a_framework_draws_every_figure(
         built: tuple[Path, Any], tmp_path: Path) -> None:
-    srcdir = tmp_path / "src"
-    shutil.copytree(built[0], srcdir, ignore=shutil.ignore_patterns("_build"))
-    shutil.rmtree(store_dir(srcdir) / "weights")
-    out = tmp_path / "html"
-    done = subprocess.run([sys.executable, "-c", WITHOUT_FRAMEWORKS, "-W", "-b", "html", "-D",
-                           "tensorviz_execution_mode=cache-only", str(srcdir), str(out)],
-                          capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    done, out = cache_only_build_without_weights(built[0], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "tensorviz: 0 executed, 4 cached, 0 failed" in done.stdout
     html = (out / "analysis.html").read_text("utf-8")
