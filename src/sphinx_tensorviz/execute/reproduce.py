@@ -125,10 +125,11 @@ def _preamble() -> str:
             "import numpy as np\n\n")
 
 
-def notebook_setup() -> str:
+def notebook_setup(depth: int = 0) -> str:
     """What a notebook runs once before its figures' cells: ``run.py``'s imports, helpers and
-    comparison, with the notebook's own folder (the kernel's) in place of the script's."""
-    return (_preamble() + "HERE = pathlib.Path.cwd()\n"
+    comparison, with the project's folder found from the notebook's (the kernel's, ``depth`` folders
+    below it) in place of the script's."""
+    return (_preamble() + f"HERE = pathlib.Path.cwd(){'.parent' * depth}\n"
             f"OUTPUT_VALUES = {int(OUTPUT_VALUES_LIMIT)!r}\n\n" + _shared() + _COMPARE_FUNCTION).rstrip("\n") + "\n"
 
 

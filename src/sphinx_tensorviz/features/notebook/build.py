@@ -1,0 +1,119 @@
+"""One lesson's notebook: its page's prose, and each figure's cells where the page shows the figure.
+
+The page's source (MyST Markdown) gives the prose (:mod:`.myst`); the doctree Sphinx read gives the
+figures, found by the lines of the directive that made them, with their requests; the store gives
+the artifacts. Each figure's kind says what cells it becomes (:attr:`~...core.kinds.FigureKind.notebook`),
+else :func:`.cells.default_cells`. Nothing is executed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from docutils import nodes
+
+from ...core.kinds import FigureKind, resolve
+from ...core.nodes import tensorviz_figure
+from ...core.notebook import Cell, code_cell, markdown_cell
+from ...core.request import ExecutionRequest
+from ...execute.reproduce import notebook_setup
+from ...render.page import RenderContext
+from ...store.artifacts import ArtifactStore
+from .cells import answer_cell, default_cells, prompt_cell
+from .figures import notebook_figure
+from .myst import Blocks, Directive, body_blocks, page_blocks
+
+#: nbformat 4.5: the version whose schema ``nbformat.validate`` checks these cells against
+NBFORMAT, NBFORMAT_MINOR = 4, 5
+
+
+@dataclass
+class Lesson:
+    """What a page's notebook is made from, and what it collects while it is made."""
+
+    docname: str
+    source: str  #: the page's MyST source
+    figures: list[tensorviz_figure]  #: the executed figures Sphinx read on the page
+    kinds: dict[str, FigureKind]  #: by directive
+    store: ArtifactStore
+    ctx: RenderContext
+    depth: int = 0  #: how many folders below the project's the page is
+    files: dict[str, bytes] = field(default_factory=dict)  #: the code files its cells need beside it
+    frameworks: set[str] = field(default_factory=set)
+    numbered: int = 0
+
+
+def notebook(lesson: Lesson) -> dict[str, Any]:
+    """The nbformat 4 notebook of ``lesson`` (a JSON document)."""
+    cells = _cells(page_blocks(lesson.source), lesson)
+    if lesson.numbered and any(c["cell_type"] == "code" for c in cells):
+        cells[1:1] = _setup(lesson)
+    return {"nbformat": NBFORMAT, "nbformat_minor": NBFORMAT_MINOR, "cells": _with_ids(cells),
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                         "language_info": {"name": "python"},
+                         "tensorviz": {"lesson": lesson.docname}}}
+
+
+def _cells(blocks: Blocks, lesson: Lesson) -> list[Cell]:
+    cells: list[Cell] = []
+    for item in blocks.items:
+        if isinstance(item, str):
+            cells.append(markdown_cell(item))
+            continue
+        found = [n for n in lesson.figures if n.line is not None and item.first <= n.line <= item.last]
+        if found:
+            for node in found:
+                cells.extend(_figure_cells(node, lesson))
+        else:  # a lesson header, a tour, a figure drawn from another's artifact: their words
+            cells.extend(_words(item, lesson))
+    return cells
+
+
+def _words(directive: Directive, lesson: Lesson) -> list[Cell]:
+    heading = [f"**{directive.options['title']}**"] if directive.options.get("title") else []
+    if directive.options.get("question"):
+        heading.append(f"> **Question:** {directive.options['question']}")
+    cells = [markdown_cell("\n\n".join(heading))] if heading else []
+    return cells + _cells(body_blocks(directive), lesson)
+
+
+def _figure_cells(node: tensorviz_figure, lesson: Lesson) -> list[Cell]:
+    sweep = node.get("sweep")
+    requests: list[ExecutionRequest] = [p.request for p in sweep.points] if sweep is not None else [node["request"]]
+    cells: list[Cell] = []
+    for request in requests:
+        kind = lesson.kinds.get(request.directive)
+        found = lesson.store.read_artifact(request.content_hash)
+        title = request.render.get("title") or request.directive
+        cells.append(prompt_cell(str(title), request.render))
+        if kind is None or not isinstance(found, dict):
+            cells.append(markdown_cell(f"*This figure has not been computed yet (content hash "
+                                       f"{request.content_hash[:12]}); build the course to compute it.*"))
+            continue
+        lesson.numbered += 1
+        lesson.frameworks.add(str(found["environment"].get("framework")))
+        figure = notebook_figure(kind, request, found, lesson.ctx, lesson.numbered, lesson.files)
+        cells.extend(resolve(kind.notebook)(figure) if kind.notebook else default_cells(figure))
+        answer = answer_cell(request.render)
+        if answer is not None:
+            cells.append(answer)
+    return cells
+
+
+def _setup(lesson: Lesson) -> list[Cell]:
+    needs = ", ".join(sorted(f for f in lesson.frameworks if f != "numpy") + ["numpy"])
+    text = ("The figures below show as they were recorded when the course was built. To compute them again, "
+            f"run this cell first (it needs {needs}, and the lesson's files beside this notebook, as in its "
+            "download): it loads the lesson's code and seeds it as the build did. Each figure's cell then "
+            "recomputes it and compares it with the record, within the tolerance of each value's dtype.")
+    return [markdown_cell(text), code_cell(notebook_setup(lesson.depth), metadata={"tensorviz": {"setup": True}})]
+
+
+def _with_ids(cells: list[Cell]) -> list[Cell]:
+    """nbformat 4.5 cells carry an id; numbered in order, so the same lesson gives the same file."""
+    return [{"id": f"cell-{number}", **cell} for number, cell in enumerate(cells)]
+
+
+def executed_figures(doctree: nodes.document) -> list[tensorviz_figure]:
+    return [n for n in doctree.findall(tensorviz_figure) if n.get("request") is not None]

@@ -1,0 +1,66 @@
+"""Write every lesson's notebook when an HTML build has finished, next to its pages.
+
+On ``build-finished``, so that every figure of every lesson has run (or been found) first; from
+the environment (the doctrees Sphinx read, the tables of requests and lessons) and the store, so
+the notebooks are the same whether the pages were written in this build or kept from the last one.
+Files are written only when changed (:func:`~...render.outputs.write_if_changed`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from sphinx.application import Sphinx
+
+from ...config import settings
+from ...core.state import lessons_of, requests_of
+from ...render.cache import RenderCache, drawing_cache_folder
+from ...render.outputs import OUTPUT_FOLDER, stable_zip, write_if_changed
+from ...render.page import RenderContext
+from ...render.registry import registry
+from ...store.build import build_store
+from .build import Lesson, executed_figures, notebook
+
+#: where the notebooks go, relative to the HTML output folder
+FOLDER = f"{OUTPUT_FOLDER}/notebooks"
+
+
+def enabled(app: Sphinx) -> bool:
+    """Notebooks are on, and the builder writes web pages a reader downloads files from."""
+    builder = app.builder
+    return bool(app.config.tensorviz_notebooks) and builder.format == "html" and not builder.name.startswith("epub")
+
+
+def lesson_pages(env: Any) -> list[str]:
+    """The pages that get a notebook: lessons and pages with executed figures, written in MyST Markdown."""
+    pages = set(lessons_of(env)) | {docname for docname, requests in requests_of(env).items() if requests}
+    return sorted(d for d in pages if d in env.found_docs and Path(env.doc2path(d)).suffix == ".md")
+
+
+def notebook_files(docname: str) -> tuple[str, str]:
+    """The notebook's and its zip's paths, relative to the output folder."""
+    return f"{FOLDER}/{docname}.ipynb", f"{FOLDER}/{docname}-notebook.zip"
+
+
+def write_notebooks(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or not enabled(app):
+        return
+    env = app.env
+    conf = settings(app)
+    store = build_store(env, conf)
+    kinds = registry(app).executed
+    cache = RenderCache(drawing_cache_folder(conf.drawing_cache, Path(env.doctreedir)))
+    outdir = Path(app.builder.outdir)
+    for docname in lesson_pages(env):
+        source = Path(env.doc2path(docname))
+        lesson = Lesson(docname, source.read_text("utf-8"), executed_figures(env.get_doctree(docname)), kinds, store,
+                        RenderContext(cache, Path(env.srcdir)), depth=docname.count("/"))
+        document = notebook(lesson)
+        text = (json.dumps(document, indent=1, ensure_ascii=False, sort_keys=True) + "\n").encode()
+        ipynb, archive = notebook_files(docname)
+        write_if_changed(outdir / ipynb, text)
+        # the zip mirrors the project: the notebook where its page is, the code files at their paths
+        folder = PurePosixPath(archive).name.removesuffix(".zip")
+        write_if_changed(outdir / archive, stable_zip(folder, {**lesson.files, f"{docname}.ipynb": text}))
