@@ -62,7 +62,9 @@ def picture_cell(figure: NotebookFigure, note: str) -> Cell:
     name = f"figure-{figure.artifact['contentHash'][:16]}.svg"
     attached = {name: {"image/svg+xml": base64.b64encode(figure.svg.encode()).decode("ascii")}}
     text = f"![{_bracket_safe(figure.alt)}](attachment:{name})\n\n*{note}*"
-    return markdown_cell(text, attached)
+    cell = markdown_cell(text, attached)
+    cell["metadata"]["tensorviz"] = figure.metadata
+    return cell
 
 
 def _bracket_safe(text: str) -> str:

@@ -47,8 +47,9 @@ class Lesson:
 def notebook(lesson: Lesson) -> dict[str, Any]:
     """The nbformat 4 notebook of ``lesson`` (a JSON document)."""
     cells = _cells(page_blocks(lesson.source), lesson)
-    if lesson.numbered and any(c["cell_type"] == "code" for c in cells):
-        cells[1:1] = _setup(lesson)
+    if any(c["cell_type"] == "code" for c in cells):  # before the first figure, with its prompt
+        first = next(n for n, c in enumerate(cells) if "tensorviz" in c["metadata"])
+        cells[first:first] = _setup(lesson)
     return {"nbformat": NBFORMAT, "nbformat_minor": NBFORMAT_MINOR, "cells": _with_ids(cells),
             "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                          "language_info": {"name": "python"},

@@ -21,7 +21,9 @@ def prompt_cell(title: str, render: dict[str, Any]) -> Cell:
     for choice in render.get("choices") or []:
         text = choice.get("text") if isinstance(choice, dict) else str(choice)
         lines.append(f"- {text}")
-    return markdown_cell("\n".join(lines))
+    cell = markdown_cell("\n".join(lines))
+    cell["metadata"]["tensorviz"] = {"prompt": True}  # the setup cell goes before the first figure's
+    return cell
 
 
 def default_cells(figure: NotebookFigure) -> list[Cell]:

@@ -60,10 +60,11 @@ class Blocks:
     items: list[str | Directive] = field(default_factory=list)
 
     def prose(self, text: str) -> None:
+        """Add prose to the current Markdown cell; a heading starts a new one."""
         text = text.strip("\n")
         if not text:
             return
-        if self.items and isinstance(self.items[-1], str):
+        if self.items and isinstance(self.items[-1], str) and not text.startswith("#"):
             self.items[-1] += "\n\n" + text
         else:
             self.items.append(text)
@@ -171,4 +172,7 @@ def _role(found: re.Match[str]) -> str:
         return f"${content}$"
     shown = _TARGET.match(content)
     text = shown.group(1) if shown else content.lstrip("~!")
+    if role == "download":  # a project file: the notebook's zip holds the lesson's code files
+        target = content[len(shown.group(1)):].strip().strip("<>") if shown else content
+        return f"[{text}]({target})"
     return f"`{text}`" if role in ("code", "literal", "file", "samp", "kbd", "command", "program") else text
