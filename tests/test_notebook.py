@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import numpy as np
 import pytest
 
@@ -29,8 +30,6 @@ from conftest import Build, copy_root, load_artifacts, run_sphinx
 from sphinx_tensorviz.core.kinds import kind_named
 from sphinx_tensorviz.execute.tolerance import ASSUMED_DTYPE, default_tolerance, within
 from sphinx_tensorviz.features.notebook.myst import Directive, body_blocks, page_blocks
-
-nbformat = pytest.importorskip("nbformat")
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"
@@ -293,7 +292,7 @@ def test_every_course_lesson_has_a_valid_notebook_with_each_of_its_figures(cours
 
 
 @pytest.mark.sphinx
-@pytest.mark.parametrize("page", ["attention-scores", "positions"])  # PyTorch, JAX
+@pytest.mark.parametrize("page", LESSON_PAGES)  # PyTorch, JAX, transformers, Flax; one trains
 def test_a_course_notebook_runs_in_a_real_kernel_and_reproduces_the_artifacts(course: Path, kernel: str, page: str,
                                                                             tmp_path: Path) -> None:
     recomputed = run_notebook(course / NOTEBOOKS / f"{page}-notebook.zip", f"{page}.ipynb", kernel, tmp_path)
