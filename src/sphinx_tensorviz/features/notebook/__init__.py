@@ -1,6 +1,6 @@
 """A notebook per lesson: the page's prose, its figures' code, and their recorded outputs.
 
-With ``tensorviz_notebooks = True``, an HTML build writes, for each lesson (a page with a
+With ``tensorviz_notebooks = True`` (declared in ``config.py``), an HTML build writes, for each lesson (a page with a
 ``tv-lesson`` header or an executed figure, written in MyST Markdown), ``LESSON.ipynb`` (nbformat 4:
 the prose as Markdown cells, each figure as a code cell that recomputes it, showing the recorded
 figure and table until it is run) and ``LESSON-notebook.zip`` (the notebook with the lesson's code
@@ -12,23 +12,12 @@ from __future__ import annotations
 
 from sphinx.application import Sphinx
 
-from ...config import add_config_values
-from ...core.config_values import ConfigValue, boolean
 from ...render.registry import add_page_pass, lazy
 
-ENABLED = ConfigValue("tensorviz_notebooks", False, (bool,), """
-    Write a Jupyter notebook for each lesson of an HTML build (a MyST Markdown page with a `tv-lesson`
-    header or an executed figure), and link it from the top of the page ("Download notebook"): the
-    page's prose as Markdown cells, each figure's code as a code cell that recomputes it and compares
-    it with the record, with the recorded figure and data table as the cell's output, so it shows before
-    anything runs. Next to it, a zip holds the notebook with the lesson's code files. Built from the
-    stored artifacts; nothing is executed. See {doc}`../howto/notebooks`.
-    """, boolean, rebuild="html", topic="notebooks")
 #: after the lesson headers (30), before the figures are drawn
 ORDER = 40
 
 
 def setup_notebook(app: Sphinx) -> None:
-    add_config_values(app, [ENABLED])
     add_page_pass(app, ORDER, lazy(f"{__name__}.link:link_notebook"))
     app.connect("build-finished", lazy(f"{__name__}.write:write_notebooks"))

@@ -30,7 +30,7 @@ FOLDER = f"{OUTPUT_FOLDER}/notebooks"
 def enabled(app: Sphinx) -> bool:
     """Notebooks are on, and the builder writes web pages a reader downloads files from."""
     builder = app.builder
-    return bool(app.config.tensorviz_notebooks) and builder.format == "html" and not builder.name.startswith("epub")
+    return bool(settings(app).notebooks) and builder.format == "html" and not builder.name.startswith("epub")
 
 
 def lesson_pages(env: Any) -> list[str]:
