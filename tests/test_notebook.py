@@ -319,3 +319,16 @@ def test_a_kind_says_what_cells_its_figures_become(tmp_path: Path, kernel: str) 
     [artifact] = load_artifacts(src).values()
     recomputed = run_notebook(result.outdir / NOTEBOOKS / "index-notebook.zip", "index.ipynb", kernel, tmp_path / "run")
     assert_reproduces(recomputed[artifact["contentHash"]], artifact)
+
+
+@pytest.mark.sphinx
+def test_a_figure_not_computed_yet_is_said_so_and_the_notebook_still_validates(tmp_path: Path) -> None:
+    src = copy_root("notebook", tmp_path / "src")  # without its store: nothing recorded
+    result = run_sphinx(src, "html", confoverrides={"tensorviz_execution_mode": "cache-only"})
+    assert result.statuscode == 0 and result.summary == (0, 0, 0)
+    assert len([w for w in result.tensorviz_warnings() if "[tensorviz.cache_miss]" in w]) == 3  # the page's own
+    document = nbformat.read(result.outdir / NOTEBOOKS / "index.ipynb", as_version=4)
+    nbformat.validate(document)
+    assert [c.cell_type for c in document.cells].count("code") == 0  # nothing to run: no setup cell either
+    missing = [c.source for c in document.cells if "has not been computed yet" in c.source]
+    assert len(missing) == 2 and not (src / "tensorviz_artifacts").exists()

@@ -24,6 +24,8 @@ from .cells import answer_cell, default_cells, prompt_cell
 from .figures import notebook_figure
 from .myst import Blocks, Directive, body_blocks, page_blocks
 
+#: the frameworks a lesson's setup cell may name
+FRAMEWORKS = ("jax", "numpy", "torch")
 #: nbformat 4.5: the version whose schema ``nbformat.validate`` checks these cells against
 NBFORMAT, NBFORMAT_MINOR = 4, 5
 
@@ -40,7 +42,7 @@ class Lesson:
     ctx: RenderContext
     depth: int = 0  #: how many folders below the project's the page is
     files: dict[str, bytes] = field(default_factory=dict)  #: the code files its cells need beside it
-    frameworks: set[str] = field(default_factory=set)
+    frameworks: set[Any] = field(default_factory=set)  #: as the artifacts record them
     numbered: int = 0
 
 
@@ -93,7 +95,7 @@ def _figure_cells(node: tensorviz_figure, lesson: Lesson) -> list[Cell]:
                                        f"{request.content_hash[:12]}); build the course to compute it.*"))
             continue
         lesson.numbered += 1
-        lesson.frameworks.add(str(found["environment"].get("framework")))
+        lesson.frameworks.add(found["environment"].get("framework"))
         figure = notebook_figure(kind, request, found, lesson.ctx, lesson.numbered, lesson.files)
         cells.extend(resolve(kind.notebook)(figure) if kind.notebook else default_cells(figure))
         answer = answer_cell(request.render)
@@ -103,7 +105,8 @@ def _figure_cells(node: tensorviz_figure, lesson: Lesson) -> list[Cell]:
 
 
 def _setup(lesson: Lesson) -> list[Cell]:
-    needs = ", ".join(sorted(f for f in lesson.frameworks if f != "numpy") + ["numpy"])
+    # named from the artifacts, which may come from a shared store: only the frameworks there are
+    needs = ", ".join(sorted(f for f in lesson.frameworks if f in FRAMEWORKS and f != "numpy") + ["numpy"])
     text = ("The figures below show as they were recorded when the course was built. To compute them again, "
             f"run this cell first (it needs {needs}, and the lesson's files beside this notebook, as in its "
             "download): it loads the lesson's code and seeds it as the build did. Each figure's cell then "

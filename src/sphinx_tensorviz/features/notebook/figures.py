@@ -40,7 +40,8 @@ def notebook_figure(kind: FigureKind, request: ExecutionRequest, artifact: dict[
         needed = code_files(artifact, ctx.srcdir, request.inline_code, inline_file(content_hash))
         files.update(needed)
         entry = inline_file(content_hash) if inline_file(content_hash) in needed else None
-        code = "\n".join([f"# {_one_line(parts.title)}: recomputed from {entry or request.entry}, as run.py does",
+        # one comment line: a title or a file name holding a newline cannot end it and become code
+        code = "\n".join([_one_line(f"# {parts.title}: recomputed from {entry or request.entry}, as run.py does"),
                           record_line(artifact, entry), "", kind_script(artifact),
                           f"{variable} = reproduce()", f'compare({variable}, RECORD["expected"])'])
     return NotebookFigure(artifact, parts.title, parts.alt, svg, table_html(table) if table is not None else "",
