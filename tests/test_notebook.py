@@ -99,7 +99,8 @@ def test_myst_becomes_plain_commonmark() -> None:
 
 def test_tv_directives_are_kept_whole_with_their_lines() -> None:
     directives = [i for i in page_blocks(MYST).items if isinstance(i, Directive)]
-    assert [(d.name, d.options.get("title")) for d in directives] == [("tv-steps", "A tour"), ("tv-heatmap", "A figure")]
+    assert [(d.name, d.options.get("title")) for d in directives] == [("tv-steps", "A tour"),
+                                                                      ("tv-heatmap", "A figure")]
     lines = MYST.splitlines()
     heatmap = directives[1]
     assert lines[heatmap.first - 1] == "```{tv-heatmap}" and lines[heatmap.last - 1] == "```"
@@ -140,7 +141,9 @@ def run_notebook(archive: Path, notebook: str, kernel: str, into: Path) -> dict[
     assert figures, "the notebook recomputes no figure"
     document.cells.append(nbformat.v4.new_code_cell(
         f"print(json.dumps({{name: globals()[name] for name in {sorted(figures)!r}}}))"))
-    NotebookClient(document, timeout=300, kernel_name=kernel, resources={"metadata": {"path": str(path.parent)}}).execute()
+    where = {"metadata": {"path": str(path.parent)}}  # the kernel starts in the notebook's folder
+    client = NotebookClient(document, timeout=300, kernel_name=kernel, resources=where)
+    client.execute()
     printed = "".join(o.get("text", "") for o in document.cells[-1].outputs if o.output_type == "stream")
     return {figures[name]: values for name, values in json.loads(printed).items()}
 
@@ -153,7 +156,8 @@ def assert_reproduces(recomputed: dict[str, Any], artifact: dict[str, Any]) -> N
         old = np.ravel(np.asarray(record["values"], dtype=np.float64))
         new = np.ravel(np.asarray(recomputed[name], dtype=np.float64))
         assert old.shape == new.shape, name
-        rtol, atol = default_tolerance(record.get("dtype") or ASSUMED_DTYPE, float(np.max(np.abs(old))) if old.size else 0.0)
+        largest = float(np.max(np.abs(old))) if old.size else 0.0
+        rtol, atol = default_tolerance(record.get("dtype") or ASSUMED_DTYPE, largest)
         assert all(within(float(a), float(b), rtol, atol) for a, b in zip(old, new)), (name, old, new)
 
 
@@ -204,16 +208,18 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Build:
 def test_each_markdown_page_with_figures_gets_a_valid_notebook(built: Build) -> None:
     artifacts = load_artifacts(built.app.srcdir)
     folder = built.outdir / NOTEBOOKS
-    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.ipynb")) == ["index.ipynb", "part/deeper.ipynb"]
+    notebooks = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.ipynb"))
+    assert notebooks == ["index.ipynb", "part/deeper.ipynb"]
     index = nbformat.read(folder / "index.ipynb", as_version=4)
     shown = check_notebook(folder / "index.ipynb", artifacts)
-    assert [prompt for _, prompt in shown] == ["**Two temperatures**\n\n*Predict first:* Which row is flatter?\n"
-                                             "- the first (T = 0.5)\n- the second (T = 2)",
-                                             "**A ramp written in the page**\n\n*Predict first:* Where is the largest value?"]
+    assert [prompt for _, prompt in shown] == [
+        "**Two temperatures**\n\n*Predict first:* Which row is flatter?\n- the first (T = 0.5)\n- the second (T = 2)",
+        "**A ramp written in the page**\n\n*Predict first:* Where is the largest value?"]
     assert [a["request"]["entry"] for a, _ in shown] == ["models/scale.py", "<inline>"]
     assert len(check_notebook(folder / "part" / "deeper.ipynb", artifacts)) == 1
     text = markdown_text(index)
-    assert "> **Note**\n>\n> Weights are **positive**." in text and "$$\nT \\to 0 \\Rightarrow \\text{argmax}\n$$" in text
+    assert "> **Note**\n>\n> Weights are **positive**." in text
+    assert "$$\nT \\to 0 \\Rightarrow \\text{argmax}\n$$" in text
     assert "a comment" not in text and "temperature-intro" not in text
     # the setup cell comes before the first figure's prompt; the answer is folded after the figure
     kinds = [c.cell_type for c in index.cells]
@@ -228,7 +234,8 @@ def test_each_markdown_page_with_figures_gets_a_valid_notebook(built: Build) -> 
 @pytest.mark.sphinx
 def test_the_page_links_its_notebook_and_its_zip(built: Build) -> None:
     page = built.html("index")
-    assert 'href="_tensorviz/notebooks/index.ipynb"' in page and 'href="_tensorviz/notebooks/index-notebook.zip"' in page
+    assert 'href="_tensorviz/notebooks/index.ipynb"' in page
+    assert 'href="_tensorviz/notebooks/index-notebook.zip"' in page
     assert 'href="../_tensorviz/notebooks/part/deeper-notebook.zip"' in built.html("part/deeper")
     assert "tv-notebook-download" not in built.html("plain")  # reStructuredText: no notebook
     with zipfile.ZipFile(built.outdir / NOTEBOOKS / "index-notebook.zip") as opened:
@@ -267,8 +274,9 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("course")
     src = shutil.copytree(LESSONS, base / "lessons", ignore=shutil.ignore_patterns("_build", "__pycache__", "failures"))
     out = base / "html"
-    result = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-d", str(base / "doctrees"),
-                             str(src), str(out)], capture_output=True, text=True, timeout=900,
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-d", str(base / "doctrees"),
+               str(src), str(out)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900,
                             env={**os.environ, "TENSORVIZ_MODE": "cache-only"})
     assert result.returncode == 0, result.stderr
     assert "tensorviz: 0 executed" in result.stdout
