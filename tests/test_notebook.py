@@ -290,6 +290,9 @@ def test_every_course_lesson_has_a_valid_notebook_with_each_of_its_figures(cours
     for page in LESSON_PAGES:
         shown = [artifact for artifact, _ in check_notebook(course / NOTEBOOKS / f"{page}.ipynb", artifacts)]
         assert shown, page
+        header = nbformat.read(course / NOTEBOOKS / f"{page}.ipynb", as_version=4).cells[1].source
+        license_ = re.search(r"^:license: (.+)$", (LESSONS / f"{page}.md").read_text("utf-8"), re.MULTILINE).group(1)
+        assert header.startswith("> **Question:** ") and f"*License:* {license_}" in header  # credits travel
         assert {a["lessonId"] for a in shown} == {page}
         html = (course / f"{page}.html").read_text("utf-8")
         assert f'href="_tensorviz/notebooks/{page}-notebook.zip"' in html

@@ -73,10 +73,17 @@ def _cells(blocks: Blocks, lesson: Lesson) -> list[Cell]:
     return cells
 
 
+#: a directive's options a notebook keeps as words, and how each is introduced (a lesson's credits
+#: travel with its notebook)
+WORDED_OPTIONS = {"question": "> **Question:** ", "limitations": "*Limitations:* ", "attribution": "*Credits:* ",
+                  "license": "*License:* "}
+
+
 def _words(directive: Directive, lesson: Lesson) -> list[Cell]:
+    """What a ``tv-*`` directive that made no figure says: its title, question and credits, and its body."""
     heading = [f"**{directive.options['title']}**"] if directive.options.get("title") else []
-    if directive.options.get("question"):
-        heading.append(f"> **Question:** {directive.options['question']}")
+    heading += [f"{intro}{directive.options[name]}" for name, intro in WORDED_OPTIONS.items()
+                if directive.options.get(name)]
     cells = [markdown_cell("\n\n".join(heading))] if heading else []
     return cells + _cells(body_blocks(directive), lesson)
 
