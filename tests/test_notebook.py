@@ -266,6 +266,23 @@ def test_notebooks_are_off_by_default(built: Build, tmp_path: Path) -> None:
     assert not (result.outdir / NOTEBOOKS).exists() and "tv-notebook-download" not in result.html("index")
 
 
+@pytest.mark.sphinx
+def test_an_edited_page_gets_its_notebook_again(tmp_path: Path) -> None:
+    """A rebuild keeps a notebook whose page and figures are as they were, and writes an edited page's again."""
+    src = copy_root("notebook", tmp_path / "src")
+    first = run_sphinx(src, "html", confoverrides={"tensorviz_execution_mode": "auto"})
+    assert first.statuscode == 0 and first.summary == (3, 0, 0)
+    deeper = (first.outdir / NOTEBOOKS / "part" / "deeper.ipynb").read_bytes()
+    index = src / "index.md"
+    index.write_text(index.read_text().replace("It runs as written too.", "It runs as written, too."))
+    again = run_sphinx(src, "html", confoverrides={"tensorviz_execution_mode": "cache-only"})
+    assert again.statuscode == 0 and again.summary == (0, 3, 0)
+    assert "It runs as written, too." in markdown_text(nbformat.read(again.outdir / NOTEBOOKS / "index.ipynb", 4))
+    with zipfile.ZipFile(again.outdir / NOTEBOOKS / "index-notebook.zip") as opened:
+        assert b"It runs as written, too." in opened.read("index-notebook/index.ipynb")
+    assert (again.outdir / NOTEBOOKS / "part" / "deeper.ipynb").read_bytes() == deeper
+
+
 # -- the course -----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,13 @@ else :func:`.cells.default_cells`. Nothing is executed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 
+from ...core.hashing import digest
 from ...core.kinds import FigureKind, resolve
 from ...core.nodes import tensorviz_figure
 from ...core.notebook import Cell, code_cell, markdown_cell
@@ -55,7 +58,7 @@ def notebook(lesson: Lesson) -> dict[str, Any]:
     return {"nbformat": NBFORMAT, "nbformat_minor": NBFORMAT_MINOR, "cells": _with_ids(cells),
             "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                          "language_info": {"name": "python"},
-                         "tensorviz": {"lesson": lesson.docname}}}
+                         "tensorviz": {"lesson": lesson.docname, "inputs": inputs_key(lesson)}}}
 
 
 def _cells(blocks: Blocks, lesson: Lesson) -> list[Cell]:
@@ -88,11 +91,34 @@ def _words(directive: Directive, lesson: Lesson) -> list[Cell]:
     return cells + _cells(body_blocks(directive), lesson)
 
 
-def _figure_cells(node: tensorviz_figure, lesson: Lesson) -> list[Cell]:
+def figure_requests(node: tensorviz_figure) -> list[ExecutionRequest]:
+    """The requests a figure node shows: its own, or each point's of a sweep."""
     sweep = node.get("sweep")
-    requests: list[ExecutionRequest] = [p.request for p in sweep.points] if sweep is not None else [node["request"]]
+    return [p.request for p in sweep.points] if sweep is not None else [node["request"]]
+
+
+def inputs_key(lesson: Lesson) -> str:
+    """What the notebook is made from: the page's source, and each figure's content and renderer hash
+    (which covers its render options and the drawing and notebook code) and whether it is stored."""
+    figures = [[r.content_hash, r.renderer_hash, lesson.store.has_artifact(r.content_hash)]
+               for node in lesson.figures for r in figure_requests(node)]
+    return digest({"docname": lesson.docname, "source": lesson.source, "figures": figures, "code": _code()})
+
+
+@cache
+def _code() -> str:
+    """The code that writes the cells from outside ``features/`` (which the renderer hash covers): the
+    cell helpers, and ``run.py``'s pieces with the loader, seeding and tolerances they copy."""
+    from ...core import notebook as helpers
+    from ...execute import reproduce
+
+    return digest([notebook_setup(), Path(helpers.__file__).read_text("utf-8"),
+                   Path(reproduce.__file__).read_text("utf-8")])
+
+
+def _figure_cells(node: tensorviz_figure, lesson: Lesson) -> list[Cell]:
     cells: list[Cell] = []
-    for request in requests:
+    for request in figure_requests(node):
         kind = lesson.kinds.get(request.directive)
         found = lesson.store.read_artifact(request.content_hash)
         title = request.render.get("title") or request.directive
