@@ -200,7 +200,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Build:
     src = copy_root("notebook", tmp_path_factory.mktemp("notebook") / "src")
     result = run_sphinx(src, "html", confoverrides={"tensorviz_execution_mode": "auto"})
     assert result.statuscode == 0 and not result.tensorviz_warnings(), result.warnings
-    assert result.summary == (3, 0, 0)
+    assert result.summary == (5, 0, 0)
     return result
 
 
@@ -216,7 +216,9 @@ def test_each_markdown_page_with_figures_gets_a_valid_notebook(built: Build) -> 
         "**Two temperatures**\n\n*Predict first:* Which row is flatter?\n- the first (T = 0.5)\n- the second (T = 2)",
         "**A ramp written in the page**\n\n*Predict first:* Where is the largest value?"]
     assert [a["request"]["entry"] for a, _ in shown] == ["models/scale.py", "<inline>"]
-    assert len(check_notebook(folder / "part" / "deeper.ipynb", artifacts)) == 1
+    deeper = [prompt for _, prompt in check_notebook(folder / "part" / "deeper.ipynb", artifacts)]
+    assert deeper == ["**Two other temperatures**", "**One temperature at a time (t = 0.5)**\n\n*Predict first:* "
+                      "Which point is flatter?", "**One temperature at a time (t = 2)**"]  # a sweep asks once
     text = markdown_text(index)
     assert "> **Note**\n>\n> Weights are **positive**." in text
     assert "$$\nT \\to 0 \\Rightarrow \\text{argmax}\n$$" in text
@@ -253,7 +255,7 @@ def test_the_root_notebooks_run_in_a_real_kernel_and_reproduce_their_artifacts(b
         recomputed = run_notebook(folder / archive, notebook, kernel, tmp_path / notebook)
         for content_hash, values in recomputed.items():
             assert_reproduces(values, artifacts[content_hash])
-    assert len(recomputed) == 1 and len(artifacts) == 3
+    assert len(recomputed) == 3 and len(artifacts) == 5  # part/deeper: a figure and a sweep of two
 
 
 @pytest.mark.sphinx
@@ -262,7 +264,7 @@ def test_notebooks_are_off_by_default(built: Build, tmp_path: Path) -> None:
     conf = src / "conf.py"
     conf.write_text(conf.read_text().replace("tensorviz_notebooks = True\n", ""))
     result = run_sphinx(src, "html", confoverrides={"tensorviz_execution_mode": "cache-only"})
-    assert result.statuscode == 0 and result.summary == (0, 3, 0)
+    assert result.statuscode == 0 and result.summary == (0, 5, 0)
     assert not (result.outdir / NOTEBOOKS).exists() and "tv-notebook-download" not in result.html("index")
 
 
@@ -271,12 +273,12 @@ def test_an_edited_page_gets_its_notebook_again(tmp_path: Path) -> None:
     """A rebuild keeps a notebook whose page and figures are as they were, and writes an edited page's again."""
     src = copy_root("notebook", tmp_path / "src")
     first = run_sphinx(src, "html", confoverrides={"tensorviz_execution_mode": "auto"})
-    assert first.statuscode == 0 and first.summary == (3, 0, 0)
+    assert first.statuscode == 0 and first.summary == (5, 0, 0)
     deeper = (first.outdir / NOTEBOOKS / "part" / "deeper.ipynb").read_bytes()
     index = src / "index.md"
     index.write_text(index.read_text().replace("It runs as written too.", "It runs as written, too."))
     again = run_sphinx(src, "html", confoverrides={"tensorviz_execution_mode": "cache-only"})
-    assert again.statuscode == 0 and again.summary == (0, 3, 0)
+    assert again.statuscode == 0 and again.summary == (0, 5, 0)
     assert "It runs as written, too." in markdown_text(nbformat.read(again.outdir / NOTEBOOKS / "index.ipynb", 4))
     with zipfile.ZipFile(again.outdir / NOTEBOOKS / "index-notebook.zip") as opened:
         assert b"It runs as written, too." in opened.read("index-notebook/index.ipynb")
@@ -354,7 +356,7 @@ def test_a_figure_not_computed_yet_is_said_so_and_the_notebook_still_validates(t
     src = copy_root("notebook", tmp_path / "src")  # without its store: nothing recorded
     result = run_sphinx(src, "html", confoverrides={"tensorviz_execution_mode": "cache-only"})
     assert result.statuscode == 0 and result.summary == (0, 0, 0)
-    assert len([w for w in result.tensorviz_warnings() if "[tensorviz.cache_miss]" in w]) == 3  # the page's own
+    assert len([w for w in result.tensorviz_warnings() if "[tensorviz.cache_miss]" in w]) == 4  # the pages' own
     document = nbformat.read(result.outdir / NOTEBOOKS / "index.ipynb", as_version=4)
     nbformat.validate(document)
     assert [c.cell_type for c in document.cells].count("code") == 0  # nothing to run: no setup cell either

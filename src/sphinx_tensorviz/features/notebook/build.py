@@ -91,17 +91,18 @@ def _words(directive: Directive, lesson: Lesson) -> list[Cell]:
     return cells + _cells(body_blocks(directive), lesson)
 
 
-def figure_requests(node: tensorviz_figure) -> list[ExecutionRequest]:
-    """The requests a figure node shows: its own, or each point's of a sweep."""
+def figure_requests(node: tensorviz_figure) -> list[tuple[str, ExecutionRequest]]:
+    """The requests a figure node shows, each with its label: its own (no label), or each point's of a
+    sweep (``divisor = 2``)."""
     sweep = node.get("sweep")
-    return [p.request for p in sweep.points] if sweep is not None else [node["request"]]
+    return [(p.label, p.request) for p in sweep.points] if sweep is not None else [("", node["request"])]
 
 
 def inputs_key(lesson: Lesson) -> str:
     """What the notebook is made from: the page's source, and each figure's content and renderer hash
     (which covers its render options and the drawing and notebook code) and whether it is stored."""
     figures = [[r.content_hash, r.renderer_hash, lesson.store.has_artifact(r.content_hash)]
-               for node in lesson.figures for r in figure_requests(node)]
+               for node in lesson.figures for _, r in figure_requests(node)]
     return digest({"docname": lesson.docname, "source": lesson.source, "figures": figures, "code": _code()})
 
 
@@ -118,11 +119,12 @@ def _code() -> str:
 
 def _figure_cells(node: tensorviz_figure, lesson: Lesson) -> list[Cell]:
     cells: list[Cell] = []
-    for request in figure_requests(node):
+    shown = figure_requests(node)
+    for number, (label, request) in enumerate(shown):
         kind = lesson.kinds.get(request.directive)
         found = lesson.store.read_artifact(request.content_hash)
-        title = request.render.get("title") or request.directive
-        cells.append(prompt_cell(str(title), request.render))
+        title = str(request.render.get("title") or request.directive) + (f" ({label})" if label else "")
+        cells.append(prompt_cell(title, request.render if number == 0 else {}))  # a sweep asks once
         if kind is None or not isinstance(found, dict):
             cells.append(markdown_cell(f"*This figure has not been computed yet (content hash "
                                        f"{request.content_hash[:12]}); build the course to compute it.*"))
@@ -131,9 +133,9 @@ def _figure_cells(node: tensorviz_figure, lesson: Lesson) -> list[Cell]:
         lesson.frameworks.add(found["environment"].get("framework"))
         figure = notebook_figure(kind, request, found, lesson.ctx, lesson.numbered, lesson.files)
         cells.extend(resolve(kind.notebook)(figure) if kind.notebook else default_cells(figure))
-        answer = answer_cell(request.render)
-        if answer is not None:
-            cells.append(answer)
+    answer = answer_cell(shown[0][1].render)  # after the figure (a sweep's last point)
+    if answer is not None:
+        cells.append(answer)
     return cells
 
 
