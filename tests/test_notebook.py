@@ -360,5 +360,20 @@ def test_a_figure_not_computed_yet_is_said_so_and_the_notebook_still_validates(t
     document = nbformat.read(result.outdir / NOTEBOOKS / "index.ipynb", as_version=4)
     nbformat.validate(document)
     assert [c.cell_type for c in document.cells].count("code") == 0  # nothing to run: no setup cell either
-    missing = [c.source for c in document.cells if "has not been computed yet" in c.source]
+    missing = [c.source for c in document.cells if "has not been computed yet" in c.source]  # nor failed
     assert len(missing) == 2 and not (src / "tensorviz_artifacts").exists()
+
+
+@pytest.mark.sphinx
+def test_an_artifact_over_a_figure_limit_is_not_drawn_in_the_notebook_either(built: Build, tmp_path: Path) -> None:
+    src = shutil.copytree(built.app.srcdir, tmp_path / "src", ignore=shutil.ignore_patterns("_build"))
+    result = run_sphinx(src, "html", confoverrides={"tensorviz_execution_mode": "cache-only",
+                                                    "tensorviz_max_heatmap_cells": 7})  # the ramp has 6
+    assert result.statuscode == 0 and result.summary == (0, 5, 0)
+    assert len([w for w in result.tensorviz_warnings() if "[tensorviz.limit]" in w]) == 2  # the page's own
+    document = nbformat.read(result.outdir / NOTEBOOKS / "index.ipynb", as_version=4)
+    nbformat.validate(document)
+    refused = [c.source for c in document.cells if c.source.startswith("*This figure is not drawn: ")]
+    assert len(refused) == 1 and "tensorviz_max_heatmap_cells" in refused[0]
+    [drawn] = [c for c in document.cells if "contentHash" in c.metadata.get("tensorviz", {})]  # the 2 x 3 ramp
+    assert drawn.outputs[0].data["image/svg+xml"].startswith("<svg")

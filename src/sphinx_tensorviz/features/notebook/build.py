@@ -17,6 +17,7 @@ from docutils import nodes
 
 from ...core.hashing import digest
 from ...core.kinds import FigureKind, resolve
+from ...core.limits import Limits, data_size_problem
 from ...core.nodes import tensorviz_figure
 from ...core.notebook import Cell, code_cell, markdown_cell
 from ...core.request import ExecutionRequest
@@ -43,6 +44,7 @@ class Lesson:
     kinds: dict[str, FigureKind]  #: by directive
     store: ArtifactStore
     ctx: RenderContext
+    limits: Limits  #: the figure limits: an artifact over them is not drawn, as on the page
     depth: int = 0  #: how many folders below the project's the page is
     files: dict[str, bytes] = field(default_factory=dict)  #: the code files its cells need beside it
     frameworks: set[Any] = field(default_factory=set)  #: as the artifacts record them
@@ -125,9 +127,13 @@ def _figure_cells(node: tensorviz_figure, lesson: Lesson) -> list[Cell]:
         found = lesson.store.read_artifact(request.content_hash)
         title = str(request.render.get("title") or request.directive) + (f" ({label})" if label else "")
         cells.append(prompt_cell(title, request.render if number == 0 else {}))  # a sweep asks once
-        if kind is None or not isinstance(found, dict):
-            cells.append(markdown_cell(f"*This figure has not been computed yet (content hash "
-                                       f"{request.content_hash[:12]}); build the course to compute it.*"))
+        if kind is None or not isinstance(found, dict):  # the page says why (missing, failed, corrupt)
+            cells.append(markdown_cell(f"*This figure is not in the store (content hash {request.content_hash[:12]}): "
+                                       "it has not been computed yet, or could not be.*"))
+            continue
+        too_big = data_size_problem(found["data"], lesson.limits)
+        if too_big:  # as on the page, which warns: a committed artifact from before the limit
+            cells.append(markdown_cell(f"*This figure is not drawn: {too_big}*"))
             continue
         lesson.numbered += 1
         lesson.frameworks.add(found["environment"].get("framework"))

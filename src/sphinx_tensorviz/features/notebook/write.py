@@ -15,6 +15,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from ...config import settings
+from ...core.limits import Limits
 from ...core.state import lessons_of, requests_of
 from ...render.cache import RenderCache, drawing_cache_folder
 from ...render.outputs import OUTPUT_FOLDER, stable_zip, write_if_changed
@@ -53,19 +54,20 @@ def write_notebooks(app: Sphinx, exception: Exception | None) -> None:
     kinds = registry(app).executed
     cache = RenderCache(drawing_cache_folder(conf.drawing_cache, Path(env.doctreedir)))
     outdir = Path(app.builder.outdir)
+    limits = Limits.from_settings(conf)
     for docname in lesson_pages(env):
         source = Path(env.doc2path(docname))
-        lesson = Lesson(docname, source.read_text("utf-8"), executed_figures(env.get_doctree(docname)), kinds, store,
-                        RenderContext(cache, Path(env.srcdir)), depth=docname.count("/"))
+        text = source.read_text(app.config.source_encoding)
+        lesson = Lesson(docname, text.removeprefix("\ufeff"), executed_figures(env.get_doctree(docname)), kinds, store,
+                        RenderContext(cache, Path(env.srcdir)), limits, depth=docname.count("/"))
         ipynb, archive = notebook_files(docname)
         if (outdir / archive).is_file() and _made_from(outdir / ipynb) == inputs_key(lesson):
             continue  # as it was: drawing every figure's parts again took a quarter of a no-op build
-        document = notebook(lesson)
-        text = (json.dumps(document, indent=1, ensure_ascii=False, sort_keys=True) + "\n").encode()
-        write_if_changed(outdir / ipynb, text)
+        made = (json.dumps(notebook(lesson), indent=1, ensure_ascii=False, sort_keys=True) + "\n").encode()
+        write_if_changed(outdir / ipynb, made)
         # the zip mirrors the project: the notebook where its page is, the code files at their paths
         folder = PurePosixPath(archive).name.removesuffix(".zip")
-        write_if_changed(outdir / archive, stable_zip(folder, {**lesson.files, f"{docname}.ipynb": text}))
+        write_if_changed(outdir / archive, stable_zip(folder, {**lesson.files, f"{docname}.ipynb": made}))
 
 
 def _made_from(path: Path) -> str | None:
