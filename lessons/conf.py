@@ -36,3 +36,6 @@ man_pages = [("index", "transformers-executed", project, [author], 7)]
 tensorviz_execution_mode = os.environ.get("TENSORVIZ_MODE") or ("cache-only" if os.environ.get("READTHEDOCS") else "auto")
 tensorviz_workers = 2
 tensorviz_timeout = 300
+
+# A Jupyter notebook per lesson, linked from its page (docs/howto/notebooks.md).
+tensorviz_notebooks = True

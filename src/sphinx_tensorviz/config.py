@@ -245,6 +245,14 @@ CONFIG_VALUES: tuple[ConfigValue, ...] = (
         `tensorviz` commands, a server that builds) are never affected. See
         {doc}`../explanation/what-runs-where`.
         """, check=boolean, rebuild="", topic="speed"),
+    ConfigValue("tensorviz_notebooks", False, (bool,), """
+        Write a Jupyter notebook for each lesson of an HTML build (a MyST Markdown page with a `tv-lesson`
+        header or an executed figure), and link it from the top of the page ("Download notebook"): the
+        page's prose as Markdown cells, each figure's code as a code cell that recomputes it and compares
+        it with the record, with the recorded figure and data table as the cell's output, so it shows before
+        anything runs. Next to it, a zip holds the notebook with the lesson's code files. Built from the
+        stored artifacts; nothing is executed. See {doc}`../howto/notebooks`.
+        """, check=boolean, rebuild="html", setting="notebooks", topic="notebooks"),
 )
 
 #: The checked configuration, as the rest of the package uses it: one attribute per declaration

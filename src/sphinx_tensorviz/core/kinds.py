@@ -77,6 +77,10 @@ class FigureKind:
     #: step of this kind's recorded model (``LookupError`` names the valid steps), for later figures that
     #: use it (``:model: @name:step``); ``None``: its figures record no model
     snapshot: str | None = None
+    #: ``module:function`` ``(NotebookFigure) -> [cell]``: the nbformat 4 cells its figure becomes in a
+    #: lesson's notebook (:mod:`.notebook`); ``None``: a code cell that recomputes it with its ``run.py``
+    #: ``reproduce()`` and shows the recorded figure as its output (the recorded figure alone without one)
+    notebook: str | None = None
     #: raise it when the kind records something else for the same code (from 1 on it is in every
     #: content hash of the kind, so stale artifacts run again; 0 leaves existing hashes as they are)
     version: int = 0

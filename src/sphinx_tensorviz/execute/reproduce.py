@@ -17,7 +17,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..core.hashing import sha256_text
 from ..core.kinds import FigureKind, kind_named
+from ..core.locations import recorded_project_file
 from .tolerance import OUTPUT_VALUES_LIMIT
 
 _SHARED = '''
@@ -35,7 +37,7 @@ def _array(value):
 
 '''
 
-_COMPARE = '''
+_COMPARE_FUNCTION = '''
 
 def compare(got, expected):
     """Per recorded array: the largest difference, the tolerance its dtype allows, and whether it held."""
@@ -52,7 +54,9 @@ def compare(got, expected):
         worst = float(np.max(np.abs(new - old))) if old.size else 0.0
         report[name] = {"dtype": dtype, "ok": ok, "largestDifference": worst, "rtol": rtol, "atol": atol}
     return report
+'''
 
+_MAIN = '''
 
 if __name__ == "__main__":
     got = reproduce()
@@ -64,23 +68,13 @@ if __name__ == "__main__":
     if "--check" in sys.argv and failed:
         sys.exit("not reproduced within the dtype's tolerance: " + ", ".join(failed))
 '''
+_COMPARE = _COMPARE_FUNCTION.rstrip("\n") + "\n" + _MAIN
 
 
 def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
     """The script; ``entry`` names the code file beside it when it differs from the recorded one
     (inline code is saved as a file of its own)."""
-    from .determinism import worker_environment
-
-    kind = kind_named(artifact["data"]["kind"])
-    if kind is None or not kind.reproduce:
-        raise LookupError(f"figures of kind {artifact['data']['kind']!r} have no run.py")
-    request = artifact["request"]
-    record = {
-        "directive": request["directive"], "backend": request["backend"], "entry": entry or request["entry"],
-        "function": request["function"], "inputs": request["inputs"], "seed": request["seed"],
-        "options": request.get("options", {}), "expected": _reproduction(kind).expected_values(artifact),
-    }
-    environment = worker_environment("cpu")
+    kind = reproducible_kind(artifact)
     # Every value of the artifact enters the script through repr(), as data: a lesson id or a name
     # that holds quotes or newlines (the artifact may come from a shared store) cannot become code.
     header = (
@@ -89,18 +83,59 @@ def run_py(artifact: dict[str, Any], entry: str | None = None) -> str:
         "largest difference and the tolerance its dtype allows; --check exits non-zero when a value\n"
         "is outside it).\n"
         '"""\n\n'
-        "from __future__ import annotations\n\n"
-        "import importlib.util\nimport inspect\nimport json\nimport os\nimport pathlib\nimport random\nimport sys\n"
-        "import types\nfrom pathlib import Path\nfrom typing import Any\n\n"
-        f"os.environ.update({dict(sorted(environment.items()))!r})\n\n"
-        "import numpy as np\n\n"
+        + _preamble() +
         f"ARTIFACT = {str(artifact['contentHash'])[:16]!r}\n"
         f"LESSON = {str(artifact['lessonId'])!r}\n"
         "HERE = pathlib.Path(__file__).resolve().parent\n"
         f"OUTPUT_VALUES = {int(OUTPUT_VALUES_LIMIT)!r}\n"
-        f"RECORD = json.loads({json.dumps(record, sort_keys=True)!r})\n\n\n"
+        f"{record_line(artifact, entry)}\n\n\n"
     )
     return header + script_body(kind.name)
+
+
+def reproducible_kind(artifact: dict[str, Any]) -> FigureKind:
+    """The artifact's kind, if it has a ``run.py`` (else ``LookupError``)."""
+    kind = kind_named(artifact["data"]["kind"])
+    if kind is None or not kind.reproduce:
+        raise LookupError(f"figures of kind {artifact['data']['kind']!r} have no run.py")
+    return kind
+
+
+def record_line(artifact: dict[str, Any], entry: str | None = None) -> str:
+    """``RECORD = ...``: the recorded request and values the kind's ``reproduce()`` reads, as data."""
+    request = artifact["request"]
+    record = {
+        "directive": request["directive"], "backend": request["backend"], "entry": entry or request["entry"],
+        "function": request["function"], "inputs": request["inputs"], "seed": request["seed"],
+        "options": request.get("options", {}),
+        "expected": _reproduction(reproducible_kind(artifact)).expected_values(artifact),
+    }
+    return f"RECORD = json.loads({json.dumps(record, sort_keys=True)!r})"
+
+
+def _preamble() -> str:
+    """The imports, with the deterministic environment set before NumPy is imported."""
+    from .determinism import worker_environment
+
+    environment = worker_environment("cpu")
+    return ("from __future__ import annotations\n\n"
+            "import importlib.util\nimport inspect\nimport json\nimport os\nimport pathlib\nimport random\nimport sys\n"
+            "import types\nfrom pathlib import Path\nfrom typing import Any\n\n"
+            f"os.environ.update({dict(sorted(environment.items()))!r})\n\n"
+            "import numpy as np\n\n")
+
+
+def notebook_setup(depth: int = 0) -> str:
+    """What a notebook runs once before its figures' cells: ``run.py``'s imports, helpers and
+    comparison, with the project's folder found from the notebook's (the kernel's, ``depth`` folders
+    below it) in place of the script's."""
+    return (_preamble() + f"HERE = pathlib.Path.cwd(){'.parent' * depth}\n"
+            f"OUTPUT_VALUES = {int(OUTPUT_VALUES_LIMIT)!r}\n\n" + _shared() + _COMPARE_FUNCTION).rstrip("\n") + "\n"
+
+
+def kind_script(artifact: dict[str, Any]) -> str:
+    """The kind's ``reproduce()`` (with its helpers), as ``run.py`` carries it."""
+    return _reproduction(reproducible_kind(artifact)).script().strip("\n") + "\n"
 
 
 @cache
@@ -152,6 +187,23 @@ def _segment(lines: list[str], node: ast.stmt) -> str:
         return lines[first].encode()[start:end].decode()
     return "".join([lines[first].encode()[start:].decode(), *lines[first + 1:last],
                     lines[last].encode()[:end].decode()])
+
+
+def code_files(artifact: dict[str, Any], srcdir: Path, inline_code: str | None, inline_name: str) -> dict[str, bytes]:
+    """The project files the recorded run read, by path relative to the project, that still hold what
+    it read (nothing outside the project); code written in the directive body (``inline_code``, if it
+    is what ran) as ``inline_name``. What ``run.py`` and a lesson's notebook need beside them."""
+    files: dict[str, bytes] = {}
+    if inline_code is not None and sha256_text(inline_code) == artifact["request"]["files"].get("<inline>"):
+        files[inline_name] = inline_code.encode()
+    root = srcdir.resolve()
+    for relative, recorded in artifact["request"]["files"].items():
+        if relative == "<inline>":
+            continue
+        source = recorded_project_file(srcdir, relative, recorded)
+        if source is not None:
+            files[source.relative_to(root).as_posix()] = source.read_bytes()
+    return files
 
 
 def requirements_txt(artifact: dict[str, Any]) -> str:

@@ -6,6 +6,8 @@ already has, and keeps file times meaningful.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -100,3 +102,20 @@ def _write_files(files: list[tuple[Path, bytes]]) -> None:
             target.write_bytes(content)
         else:
             _write_if_changed(target, content)
+
+
+_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip entry can hold
+
+
+def stable_zip(folder: str, files: dict[str, bytes]) -> bytes:
+    """A zip of ``files`` (name -> content, names relative) under ``folder/``, in name order, the same
+    byte for byte on every build: fixed time stamps and modes, and no compression, whose bytes depend
+    on the zlib version. A download's sha256 on the page stays that of the file."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name in sorted(files):
+            entry = zipfile.ZipInfo(f"{folder}/{name}", date_time=_EPOCH)
+            entry.external_attr = 0o644 << 16  # rw-r--r--, whatever the build's umask
+            entry.create_system = 3  # Unix, so the mode above is read back
+            archive.writestr(entry, files[name])
+    return buffer.getvalue()

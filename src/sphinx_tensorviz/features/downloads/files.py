@@ -11,10 +11,8 @@ from typing import Any
 
 from docutils import nodes
 
-from ...core.hashing import sha256_text
-from ...core.locations import recorded_project_file
 from ...core.words import plural
-from ...execute.reproduce import requirements_txt, run_py
+from ...execute.reproduce import code_files, requirements_txt, run_py
 from ...render.html_nodes import tv_html_tag
 from ...render.outputs import OUTPUT_FOLDER, write_if_changed
 from .archive import archive_name, instructions, reproduce_zip
@@ -41,16 +39,7 @@ def write_downloads(artifact: dict[str, Any], stored: bytes, svg: str, srcdir: P
     """
     check_download_fields(artifact)
     folder = f"{OUTPUT_FOLDER}/{artifact['contentHash'][:16]}"
-    files: dict[str, bytes] = {}
-    if inline_code is not None and sha256_text(inline_code) == artifact["request"]["files"].get("<inline>"):
-        files[INLINE_FILE] = inline_code.encode()
-    root = srcdir.resolve()
-    for relative, recorded in artifact["request"]["files"].items():
-        if relative == "<inline>":
-            continue
-        source = recorded_project_file(srcdir, relative, recorded)
-        if source is not None:
-            files[source.relative_to(root).as_posix()] = source.read_bytes()
+    files = code_files(artifact, srcdir, inline_code, INLINE_FILE)
     files["run.py"] = run_py(artifact, INLINE_FILE if INLINE_FILE in files else None).encode()
     files["requirements.txt"] = requirements_txt(artifact).encode()
     files["preview.svg"] = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n").encode()

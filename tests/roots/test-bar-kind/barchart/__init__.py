@@ -4,7 +4,8 @@ in this package: add ``"barchart"`` to ``extensions`` and nothing of the package
 :data:`KIND` tells every stage where its part of the kind is: the directive (:mod:`.directive`), the
 worker's entry (:mod:`.run`), the store's checks (``schema.json``, :mod:`.checks`), the drawing
 (:mod:`.render`, :mod:`.drawing`), and what ``run.py``, ``tensorviz verify`` and ``tensorviz show``
-do with it (:mod:`.reproduce`, :mod:`.verify`, :mod:`.show`). A declaration names code by
+do with it (:mod:`.reproduce`, :mod:`.verify`, :mod:`.show`), and its cells in a lesson's notebook
+(:mod:`.notebook`). A declaration names code by
 ``module:function`` and imports none of it, so a worker that imports this package for :mod:`.run`
 loads neither Sphinx nor the drawing.
 """
@@ -33,6 +34,7 @@ KIND = declare(FigureKind(
     reproduce=f"{__name__}.reproduce",
     compare=f"{__name__}.verify:compare",
     summary=f"{__name__}.show:summary",
+    notebook=f"{__name__}.notebook:bar_cells",
 ))
 
 
