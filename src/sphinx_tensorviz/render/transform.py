@@ -34,6 +34,7 @@ from .page import Page, RenderContext
 from .part_cache import Drawn, for_page
 from .parts import FigureParts
 from .registry import registry
+from .slides import body_into_last_slide, slide_figure
 from .sweep_figures import per_point, switcher
 from .tables import captions_before_tables
 
@@ -59,6 +60,8 @@ def render_document(document: nodes.document, env: Any) -> None:
         page_pass(page)
     for node in list(document.findall(tensorviz_figure)):
         node.replace_self(isolated(figure(page, node)))
+    if page.slides:
+        body_into_last_slide(document)
     if builder.format == "man":
         captions_before_tables(document)
 
@@ -165,7 +168,8 @@ def layout(page: Page, node: tensorviz_figure, parts: FigureParts, question: Pro
     """Place the parts for the current builder's format."""
     fmt = page.builder.format
     if fmt == "html":
-        made = html_figure(parts, node["figure_id"], [*node["classes"], kind], question, footer)
+        made = (slide_figure if page.slides else html_figure)(parts, node["figure_id"], [*node["classes"], kind],
+                                                              question, footer)
     elif fmt == "latex":
         made = latex_figure(parts, Path(page.builder.outdir), f"tensorviz-{key}.pdf", question, footer)
     else:
