@@ -126,24 +126,46 @@ def test_deck_links_the_figure_styles_and_scripts(deck: Build) -> None:
         assert (deck.outdir / "_static" / asset).is_file()
 
 
-@pytest.mark.parametrize("lesson", ["llama-decoder"])
-def test_course_deck_builds_clean_from_committed_artifacts(tmp_path: Path, lesson: str) -> None:
-    """The course as slides (``-t slides`` adds sphinx-revealjs in its conf.py): every page is a deck
-    whose slides are its headings; nothing runs; no warning."""
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The course as slides (``-t slides`` adds sphinx-revealjs in its conf.py), from its artifacts."""
     from browser_util import copy_lessons
 
-    src = copy_lessons(tmp_path / "src")
-    built = run_sphinx(src, "revealjs", freshenv=True, tags=["slides"],
-                       confoverrides={"tensorviz_execution_mode": "cache-only"})
-    assert built.statuscode == 0
-    assert built.warnings.strip() == "", built.warnings
-    assert built.summary[0] == 0 and built.summary[2] == 0
-    for page in sorted(src.glob("*.md")):
-        if page.name == "README.md":
-            continue
+    src = copy_lessons(tmp_path_factory.mktemp("course") / "src")
+    return run_sphinx(src, "revealjs", freshenv=True, tags=["slides"],
+                      confoverrides={"tensorviz_execution_mode": "cache-only"})
+
+
+def test_course_deck_builds_clean_with_a_slide_per_heading(course: Build) -> None:
+    assert course.statuscode == 0
+    assert course.warnings.strip() == "", course.warnings
+    assert course.summary[0] == 0 and course.summary[2] == 0  # nothing executed, nothing failed
+    pages = [p for p in sorted(Path(course.app.srcdir).glob("*.md")) if p.name != "README.md"]
+    assert len(pages) > 5
+    for page in pages:
         headings = [line.lstrip("#").strip() for line in page.read_text("utf-8").splitlines()
                     if re.match(r"#{1,2} ", line)]
-        slides = slides_of(built.html(page.stem))
-        assert [re.sub(r"\s+", " ", heading(s)) for s in slides] == headings, page.name
-    tour = find_all(parse_html(built.html(lesson)), with_class("tv-steps"))
-    assert tour and all("fragment" in classes(s) for s in find_all(tour[0], with_class("tv-step")))
+        slides = slides_of(course.html(page.stem))
+        assert [heading(s) for s in slides] == headings, page.name
+
+
+def test_course_tours_step_through_a_graph_on_their_own_slide(course: Build) -> None:
+    """The course draws each graph under the lesson's title and tours it a slide later: the tour's
+    slide shows the graph again (without asking its prediction a second time), and the tour follows it."""
+    toured = [p.stem for p in sorted(Path(course.app.srcdir).glob("*.md")) if "{tv-steps}" in p.read_text("utf-8")]
+    assert len(toured) >= 3
+    for lesson in toured:
+        slides = slides_of(course.html(lesson))
+        tour_slides = [s for s in slides if find_all(s, with_class("tv-steps"))]
+        assert len(tour_slides) == 1, lesson
+        tour = find_all(tour_slides[0], with_class("tv-steps"))[0]
+        graph_id = dict(tour.attrs)["data-graph"]
+        figures = find_all(tour_slides[0], lambda e: e.tag == "figure" and dict(e.attrs).get("id") == graph_id)
+        assert len(figures) == 1, f"{lesson}: the tour's graph {graph_id} is not on its slide"
+        assert find_all(figures[0], lambda e: e.tag == "svg" and "tv-graph" in classes(e))
+        assert not find_all(figures[0], with_class("tv-prediction"))
+        steps = find_all(tour, with_class("tv-step"))
+        assert steps and all({"fragment", "current-visible"} <= set(classes(s)) for s in steps), lesson
+        # the graph's own figure, on an earlier slide, keeps its id and its prediction
+        original = [s for s in slides if find_all(s, lambda e: e.tag == "svg" and "tv-graph" in classes(e))]
+        assert slides.index(original[0]) < slides.index(tour_slides[0])

@@ -67,3 +67,15 @@ def body_into_last_slide(document: nodes.document) -> None:
         trailing = section.children[subsections[-1] + 1:]
         del section.children[subsections[-1] + 1:]
         last.extend(trailing)  # sections come in document order: ``last`` is looked at after this one
+
+
+def slide_of(node: nodes.Node) -> nodes.Node | None:
+    """The section whose slide shows ``node``: sphinx-revealjs makes a slide of each section of the
+    first two levels (a deeper one is part of its level-2 slide); ``None`` before the first heading."""
+    sections = []
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, nodes.section):
+            sections.append(parent)
+        parent = parent.parent
+    return sections[-2] if len(sections) >= 2 else (sections[0] if sections else None)

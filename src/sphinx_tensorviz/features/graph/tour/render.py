@@ -22,6 +22,7 @@ from ....render.slides import ONE_AT_A_TIME
 from ....warnings_ import Subtype, warn
 from ..page import GraphOnPage, drawn_from_graph, graph_for, named_graphs
 from .directive import tensorviz_step, tensorviz_steps
+from .slides import graph_on_tour_slide
 
 __all__ = ["render_tours", "resolve_target", "steps_figure"]
 
@@ -40,6 +41,8 @@ def render_tours(page: Page) -> None:
         if graph is None:
             tour.replace_self([])
             continue
+        if page.slides:
+            graph = graph_on_tour_slide(page, tour, graph)
 
         def make(tour: tensorviz_steps = tour, graph: GraphOnPage = graph) -> nodes.Node:
             return isolated(steps_figure(tour, graph, page.html, slides=page.slides))
