@@ -114,3 +114,54 @@ def test_tour_uses_no_page_stepper_on_slides(lesson: tuple[Any, list[str]]) -> N
     assert page.locator("section.tv-steps.tv-steps-enhanced").count() == 0
     assert not errors, errors
 
+
+
+@pytest.fixture(scope="module")
+def course_deck(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The course as slides, from its committed artifacts."""
+    from browser_util import copy_lessons
+
+    src = copy_lessons(tmp_path_factory.mktemp("course") / "src")
+    built = run_sphinx(src, "revealjs", freshenv=True, tags=["slides"],
+                       confoverrides={"tensorviz_execution_mode": "cache-only"})
+    assert built.statuscode == 0 and not built.warnings.strip(), built.warnings
+    return built
+
+
+def test_course_tour_zooms_its_graph_in_on_each_stop(browser: Any, course_deck: Build) -> None:
+    """A deep model fitted to a slide is drawn small: each stop of its tour zooms the graph (its
+    viewBox) in on the stop's node, and the tour's last step back shows the whole graph again."""
+    context = offline_context(browser, viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # the course's math comes from MathJax's CDN, which this offline browser cannot reach
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "net::" not in m.text else None)
+    page.goto((course_deck.outdir / "llama-decoder.html").as_uri())
+    page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+    page.evaluate("() => Reveal.configure({transition: 'none', backgroundTransition: 'none'})")
+    tour = page.locator("section.tv-steps-fragments")
+    slide = page.evaluate("() => Reveal.getIndices(document.querySelector('section.tv-steps-fragments')"
+                          ".closest('.slides > section > section, .slides > section')).h")
+    page.evaluate(f"() => Reveal.slide({slide}, 0, -1)")
+    graph = page.locator(f"#{tour.get_attribute('data-graph')} svg.tv-graph")
+    expect(graph).to_be_visible()
+    home = graph.get_attribute("viewBox")
+    steps = tour.locator("li.tv-step")
+    marked = graph.locator("g.tv-step-target")
+    for shown in range(steps.count()):
+        page.keyboard.press("ArrowRight")
+        expect(steps.nth(shown)).to_be_visible()
+        stop = steps.nth(shown)
+        expect(marked).to_have_count(1)
+        assert marked.get_attribute("data-node") in (stop.get_attribute("data-target"), stop.get_attribute("data-visible"))
+        view = [float(n) for n in graph.get_attribute("viewBox").split()]
+        whole = [float(n) for n in home.split()]
+        assert view[2] < whole[2] and view[3] < whole[3], (view, whole)
+        assert inside(marked.bounding_box(), graph.bounding_box())  # the stop is in the zoomed view
+    for _ in range(steps.count()):
+        page.keyboard.press("ArrowLeft")
+    expect(steps.nth(0)).to_be_hidden()
+    page.wait_for_function("([s, home]) => s.getAttribute('viewBox') === home", arg=[graph.element_handle(), home])
+    context.close()
+    assert not errors, errors

@@ -142,8 +142,10 @@ def _html_step_list(items: nodes.enumerated_list, fragment: str) -> nodes.Elemen
     """The ``<ol>`` with data attributes on each ``<li>`` for the stepper script (on a page) or
     reveal.js (``fragment``: its classes, on a slide)."""
     ol = tv_html_tag(tag="ol", attrs={"class": "tv-step-list"})
-    for item in items.children:
+    for number, item in enumerate(items.children, start=1):
         attrs = {"class": f"tv-step {fragment}".strip(), "id": item["ids"][0], **item["tv-attrs"]}
+        if fragment:  # the steps not shown take no room, and would not be counted
+            attrs["value"] = str(number)
         li = tv_html_tag(tag="li", attrs=attrs)
         li.extend(item.children)
         ol += li
