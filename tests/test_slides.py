@@ -115,6 +115,8 @@ def test_tour_steps_are_fragments_shown_one_at_a_time(deck: Build) -> None:
     assert [dict(s.attrs)["data-step"] for s in steps] == re.findall(r"\{tv-step\} (\S+)", source)
     for step in steps:  # one step visible at a time: each is shown only while it is the current fragment
         assert {"fragment", "current-visible"} <= set(classes(step))
+    # the steps not shown take no room, so each step carries its own number
+    assert [dict(s.attrs).get("value") for s in steps] == [str(n) for n in range(1, len(steps) + 1)]
 
 
 def test_deck_links_the_figure_styles_and_scripts(deck: Build) -> None:
