@@ -102,6 +102,8 @@ def test_figure_on_its_slide_after_its_prediction_and_without_the_page_details(d
     assert not find_all(figure[0], lambda e: e.tag == "table")
     assert not find_all(figure[0], with_class("tv-downloads"))
     assert "A small outer product" in text_of(figure[0])
+    # nor are their files written: a deck links none of them
+    assert not [p.name for p in deck.outdir.rglob("*") if p.suffix in (".zip", ".py") or p.name == "artifact.json"]
 
 
 def test_tour_steps_are_fragments_shown_one_at_a_time(deck: Build) -> None:
