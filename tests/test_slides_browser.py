@@ -5,6 +5,7 @@ and scripts working and nothing written to the console as an error (tests/roots/
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -165,3 +166,35 @@ def test_course_tour_zooms_its_graph_in_on_each_stop(browser: Any, course_deck: 
     page.wait_for_function("([s, home]) => s.getAttribute('viewBox') === home", arg=[graph.element_handle(), home])
     context.close()
     assert not errors, errors
+
+
+def test_every_course_deck_walks_to_its_end_without_errors(browser: Any, course_deck: Build) -> None:
+    """Each lesson's deck, advanced key by key through every slide and step: no script error, no
+    console error, and no slide wider than the deck (every figure is drawn to the slide's width)."""
+    lessons = sorted(p.stem for p in Path(course_deck.app.srcdir).glob("*.md") if p.name != "README.md")
+    context = offline_context(browser, viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    wide: list[str] = []
+    for lesson in lessons:
+        page = context.new_page()
+        page.on("pageerror", lambda exc, lesson=lesson: errors.append(f"{lesson}: {exc}"))
+        # the course's math comes from MathJax's CDN, which this offline browser cannot reach
+        page.on("console", lambda m, lesson=lesson: errors.append(f"{lesson}: {m.text}")
+                if m.type == "error" and "net::" not in m.text else None)
+        page.goto((course_deck.outdir / f"{lesson}.html").as_uri())
+        page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+        page.evaluate("() => Reveal.configure({transition: 'none', backgroundTransition: 'none'})")
+        for _ in range(200):
+            slide = page.evaluate("() => { const s = Reveal.getCurrentSlide(); return [s.scrollWidth, s.clientWidth,"
+                                  " (s.querySelector('h1, h2') || {}).textContent]; }")
+            if slide[0] > slide[1] + 1:
+                wide.append(f"{lesson}: {slide[2]} ({slide[0]} > {slide[1]})")
+            if page.evaluate("() => Reveal.isLastSlide() && !Reveal.availableFragments().next"):
+                break
+            page.keyboard.press("ArrowRight")
+        else:
+            pytest.fail(f"{lesson}: the deck did not end after 200 key presses")
+        page.close()
+    context.close()
+    assert not errors, errors
+    assert not wide, wide
