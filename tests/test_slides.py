@@ -173,3 +173,15 @@ def test_course_tours_step_through_a_graph_on_their_own_slide(course: Build) -> 
         # the graph's own figure, on an earlier slide, keeps its id and its prediction
         original = [s for s in slides if find_all(s, lambda e: e.tag == "svg" and "tv-graph" in classes(e))]
         assert slides.index(original[0]) < slides.index(tour_slides[0])
+
+
+def test_one_folder_per_page_deck_is_laid_out_as_slides_too(tmp_path: Path) -> None:
+    """sphinx-revealjs's ``dirrevealjs`` (``lesson/index.html``) is a deck as well."""
+    src = copy_root("slides", tmp_path / "src", with_store=True)
+    built = run_sphinx(src, "dirrevealjs", freshenv=True)
+    assert built.statuscode == 0 and built.warnings.strip() == "", built.warnings
+    page = (built.outdir / "lesson" / "index.html").read_text("utf-8")
+    slides = slides_of(page)
+    assert find_all(slides[1], with_class("tv-slide-figure"))
+    assert find_all(slides[-1], with_class("tv-lesson-footer"))
+    assert "_static/tensorviz/tensorviz-slides.css" in page[:page.index("<body")]
