@@ -95,8 +95,15 @@ def test_figure_on_its_slide_after_its_prediction_and_without_the_page_details(d
     prediction = [n for n, c in enumerate(parts) if "tv-prediction" in classes(c)]
     picture = [n for n, c in enumerate(parts) if find_all(c, lambda e: e.tag == "svg")]
     assert len(prediction) == 1 and len(picture) == 1 and prediction[0] < picture[0]
-    # the picture is the slide's next step (a reveal.js fragment), not a <details> to click open
+    # the picture is the slide's next step (a reveal.js fragment), not a <details> to click open,
+    # and the answer to the choices the step after it
     assert "fragment" in classes(parts[picture[0]])
+    answer = [n for n, c in enumerate(parts) if find_all(c, with_class("tv-choice-answer"))]
+    assert len(answer) == 1 and answer[0] > picture[0] and "fragment" in classes(parts[answer[0]])
+    # the choices before the picture, as a list to answer aloud (no form to pick one)
+    choices = [n for n, c in enumerate(parts) if "tv-choice-list" in classes(c)]
+    assert len(choices) == 1 and choices[0] < picture[0]
+    assert not find_all(figure[0], lambda e: e.tag == "form")
     assert not find_all(figure[0], lambda e: e.tag == "details")
     # the page's reading aids (the data table, the downloads) are left out of the slide
     assert not find_all(figure[0], lambda e: e.tag == "table")

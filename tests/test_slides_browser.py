@@ -77,6 +77,10 @@ def test_keyboard_walks_the_prediction_the_figure_and_the_tour(lesson: tuple[Any
     expect(picture).to_be_visible()  # (fragments fade in: waited for)
     box = picture.bounding_box()
     assert box["height"] > 100 and inside(box, deck_box), (box, deck_box)
+    answer = figure.locator(".tv-slide-answer")
+    expect(answer).to_be_hidden()
+    advance(page, "ArrowRight", 1, 1)  # then the answer to the choices
+    expect(answer).to_be_visible()
 
     advance(page, "ArrowRight", 2, -1)  # the graph and its tour, no step yet
     slide = page.locator("figure.tv-graph").locator("xpath=ancestor::section[1]")

@@ -38,17 +38,20 @@ def is_slides(builder: Any) -> bool:
 
 def slide_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: Prompt,
                  footer: str) -> nodes.Element:
-    """A figure on a slide: the question first, the picture (with the answers) as the next step when
-    there is a question, then the title and provenance; the page's reading aids are left out."""
+    """A figure on a slide: the question first, the picture as the next step when there is a question,
+    the answer to its choices as the step after (the class looks at the picture before being told),
+    then the title and provenance; the page's reading aids are left out."""
     figure = tv_html_figure(ids=[figure_id], classes=[*classes, "tv-slide-figure"])
     svg = parts.svg.replace(ID_TOKEN, figure_id)
     picture = nodes.container(classes=["tv-slide-picture"])
+    picture += markup(f'<div class="tv-svg">{svg}</div>')  # sized to the slide by tensorviz-slides.css
     if prompt.prediction:
         figure.extend(prompt.before())  # the choices as a lettered list: the audience answers aloud
         picture["classes"].append("fragment")
-        picture.extend(prompt.answer())
-    picture += markup(f'<div class="tv-svg">{svg}</div>')  # sized to the slide by tensorviz-slides.css
     figure += picture
+    answer = prompt.answer()
+    if answer:
+        figure += nodes.container("", *answer, classes=["tv-slide-answer", "fragment"])
     caption = tv_html_caption()
     caption += nodes.paragraph("", "", nodes.strong("", parts.title), classes=["tv-title"])
     caption += nodes.paragraph("", footer, classes=list(PROVENANCE_CLASSES))
