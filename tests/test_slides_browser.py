@@ -163,7 +163,8 @@ def test_course_tour_zooms_its_graph_in_on_each_stop(browser: Any, course_deck: 
         expect(steps.nth(shown)).to_be_visible()
         stop = steps.nth(shown)
         expect(marked).to_have_count(1)
-        assert marked.get_attribute("data-node") in (stop.get_attribute("data-target"), stop.get_attribute("data-visible"))
+        node = marked.get_attribute("data-node")
+        assert node in (stop.get_attribute("data-target"), stop.get_attribute("data-visible"))
         view = [float(n) for n in graph.get_attribute("viewBox").split()]
         whole = [float(n) for n in home.split()]
         assert view[2] < whole[2] and view[3] < whole[3], (view, whole)

@@ -58,7 +58,7 @@ class Page:
 
     @property
     def slides(self) -> bool:
-        """A reveal.js deck (:mod:`.slides`): HTML advanced step by step, whose slides do not scroll."""
+        """A reveal.js deck (:mod:`.slides`): HTML advanced step by step, each slide meant to be seen whole."""
         return is_slides(self.builder)
 
     @property

@@ -3,11 +3,13 @@
 That builder is an HTML builder whose translator is the HTML one with sections turned into slides
 (``format == "html"``), so a deck gets the HTML rendering of every figure, its CSS and its scripts.
 What differs is the reader: a lecturer advances with the keyboard, and a slide is meant to be
-seen whole (``tensorviz-slides.css`` lets a taller one scroll rather than cut it off). So a figure on a slide is its prompt, then the picture at slide size as the slide's next step (a
-reveal.js *fragment*, where a page has a ``<details>`` to open), then its title and provenance;
-the reading aids under a figure on a page (long description, data table, outline, downloads,
-printed output, source panels, enlarged views) are left out. A tour's steps are fragments shown
-one at a time (``tensorviz-slides.js`` highlights the current step's node on the graph).
+seen whole (``tensorviz-slides.css`` lets a taller one scroll rather than cut it off). So a figure
+on a slide is its prompt, then the picture at slide size as the slide's next step (a reveal.js
+*fragment*, where a page has a ``<details>`` to open), then the answer to its choices, then its
+title and provenance; the reading aids under a figure on a page (long description, data table,
+outline, downloads, printed output, source panels, enlarged views) are left out. A tour's steps
+are fragments shown one at a time (``tensorviz-slides.js`` marks the current step's node on the
+graph and zooms a graph drawn small in on it).
 """
 
 from __future__ import annotations

@@ -130,8 +130,8 @@ def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool, *, slide
         box += items
         return box
     section = tv_html_tag(tag="section", attrs={
-        "class": "tv-steps tv-steps-fragments" if slides else "tv-steps", "id": sid, "data-graph": graph.figure_id, "data-opening": node["opening"],
-        "aria-label": node["title"],
+        "class": "tv-steps tv-steps-fragments" if slides else "tv-steps", "id": sid, "data-graph": graph.figure_id,
+        "data-opening": node["opening"], "aria-label": node["title"],
     })
     section += heading
     section += _html_step_list(items, " ".join(ONE_AT_A_TIME) if slides else "")
