@@ -8,6 +8,12 @@ copyright = "2026, sphinx-tensorviz contributors"
 version = release = "2026.11"
 
 extensions = ["myst_parser", "sphinx_tensorviz"]
+# Slides (the "slides" extra): sphinx-build -b revealjs -t slides lessons lessons/_build/slides.
+# Only under the tag: sphinx-revealjs is not safe for parallel reading, so it would make the
+# website's `-j` builds serial (and warn).
+if tags.has("slides"):  # noqa: F821 (Sphinx gives conf.py its tags)
+    extensions.append("sphinx_revealjs")
+    revealjs_style_theme = "white"  # the figures are drawn for a light page
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 exclude_patterns = ["_build", "README.md"]
 
@@ -26,7 +32,7 @@ def setup(app):
     Added here rather than in html_css_files, which Sphinx rewrites after conf.py runs (each entry
     becomes a (file, attributes) pair), so that value would differ on every rebuild.
     """
-    if html_theme == "alabaster":
+    if html_theme == "alabaster" and not tags.has("slides"):  # noqa: F821 (a deck has no alabaster footer)
         app.add_css_file("alabaster-contrast.css")
 epub_show_urls = "no"
 man_pages = [("index", "transformers-executed", project, [author], 7)]

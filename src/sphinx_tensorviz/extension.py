@@ -23,7 +23,7 @@ from .config import settings, setup_config
 from .core.nodes import add_placeholder_node, tensorviz_figure
 from .quick_exit import setup_quick_exit
 from .read.collector import RequestCollector
-from .render.assets import copy_static_files, link_assets
+from .render.assets import copy_static_files, link_assets, link_slide_assets
 from .render.html_nodes import setup_html_nodes
 from .render.latex import setup_latex_nodes
 from .render.post_transform import RenderFigures
@@ -48,6 +48,7 @@ def setup_extension(app: Sphinx) -> dict[str, Any]:
     setup_latex_nodes(app)
     app.add_post_transform(RenderFigures)
     app.connect("builder-inited", copy_static_files)
+    app.connect("builder-inited", link_slide_assets)  # a reveal.js deck (sphinx-revealjs)
     app.connect("html-page-context", link_assets)
     return {"env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}
 

@@ -10,6 +10,7 @@ from sphinx.application import Sphinx
 
 from .html_nodes import tv_html_figure, tv_html_tag, tv_html_translated
 from .registry import registry
+from .slides import SLIDE_CSS, SLIDE_JS, is_slides
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
@@ -45,11 +46,30 @@ def _uses_tensorviz(node: nodes.Node) -> bool:
 def link_assets(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                 doctree: nodes.document | None) -> None:
     if doctree is not None and any(True for _ in doctree.findall(_uses_tensorviz)):
-        app.add_css_file("tensorviz/tensorviz.css")
-        app.add_css_file("tensorviz/tensorviz-explore.css")  # sweeps and choices
-        # deferred scripts run in order: shared helpers and module frames, the kinds' own, then the page
-        app.add_js_file("tensorviz/tensorviz-compose.js", loading_method="defer")
-        for script in dict.fromkeys(s for kind in registry(app).executed.values() for s in kind.scripts):
-            app.add_js_file(script, loading_method="defer")
-        app.add_js_file("tensorviz/tensorviz.js", loading_method="defer")
-        app.add_js_file("tensorviz/tensorviz-explore.js", loading_method="defer")  # sweeps and choices
+        _link(app)
+
+
+def link_slide_assets(app: Sphinx) -> None:
+    """``builder-inited``: a reveal.js deck links the assets on every page, with its own after them.
+
+    sphinx-revealjs gives each page a copy of the builder's stylesheets (to add its theme) before
+    ``html-page-context``, so a stylesheet linked there for one page never reaches that page: a
+    deck's figures would be drawn without their CSS. Linked now, they are in every page's copy.
+    """
+    if is_slides(app.builder):
+        _link(app, slides=True)
+
+
+def _link(app: Sphinx, *, slides: bool = False) -> None:
+    app.add_css_file("tensorviz/tensorviz.css")
+    app.add_css_file("tensorviz/tensorviz-explore.css")  # sweeps and choices
+    if slides:
+        app.add_css_file(SLIDE_CSS)
+    # deferred scripts run in order: shared helpers and module frames, the kinds' own, then the page
+    app.add_js_file("tensorviz/tensorviz-compose.js", loading_method="defer")
+    for script in dict.fromkeys(s for kind in registry(app).executed.values() for s in kind.scripts):
+        app.add_js_file(script, loading_method="defer")
+    app.add_js_file("tensorviz/tensorviz.js", loading_method="defer")
+    app.add_js_file("tensorviz/tensorviz-explore.js", loading_method="defer")  # sweeps and choices
+    if slides:
+        app.add_js_file(SLIDE_JS, loading_method="defer")  # after tensorviz.js: it uses the page's graphs

@@ -17,6 +17,7 @@ from ..core.limits import Limits, data_size_problem
 from ..store.artifacts import ArtifactStore
 from .cache import RenderCache
 from .registry import Registry
+from .slides import is_slides
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,11 @@ class Page:
     def scripted(self) -> bool:
         """HTML that readers open in a browser (an e-book reader runs no scripts, opens no downloads)."""
         return self.html and not self.builder.name.startswith("epub")
+
+    @property
+    def slides(self) -> bool:
+        """A reveal.js deck (:mod:`.slides`): HTML advanced step by step, each slide meant to be seen whole."""
+        return is_slides(self.builder)
 
     @property
     def docname(self) -> str:

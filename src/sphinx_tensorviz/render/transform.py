@@ -34,6 +34,7 @@ from .page import Page, RenderContext
 from .part_cache import Drawn, for_page
 from .parts import FigureParts
 from .registry import registry
+from .slides import body_into_last_slide, is_slides, slide_figure
 from .sweep_figures import per_point, switcher
 from .tables import captions_before_tables
 
@@ -48,7 +49,8 @@ def render_document(document: nodes.document, env: Any) -> None:
     app = app_of(env)
     conf = settings(app)
     builder = app.builder
-    scripted = builder.format == "html" and not builder.name.startswith("epub")
+    # files next to the page (a graph's module frames), for pages read in a browser; a deck links none
+    scripted = builder.format == "html" and not builder.name.startswith("epub") and not is_slides(builder)
     drawings = RenderCache(drawing_cache_folder(conf.drawing_cache, Path(env.doctreedir)))
     ctx = RenderContext(drawings, Path(env.srcdir), Path(builder.outdir) if scripted else None,
                         builder.get_target_uri(env.docname))
@@ -59,6 +61,8 @@ def render_document(document: nodes.document, env: Any) -> None:
         page_pass(page)
     for node in list(document.findall(tensorviz_figure)):
         node.replace_self(isolated(figure(page, node)))
+    if page.slides:
+        body_into_last_slide(document)
     if builder.format == "man":
         captions_before_tables(document)
 
@@ -95,7 +99,7 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
         parts = kind.entry("parts")(found, render, renderer_hash, page.ctx)
         if found["stdout"].strip():
             parts.details.append(printed_output(found["stdout"]))
-        for detail in page.registry.details:  # e.g. the downloads, written next to the page
+        for detail in page.registry.details if not page.slides else ():  # e.g. the downloads, next to the page
             made = detail(page, node, found, parts)
             if made is not None:
                 parts.details.append(made)
@@ -165,7 +169,8 @@ def layout(page: Page, node: tensorviz_figure, parts: FigureParts, question: Pro
     """Place the parts for the current builder's format."""
     fmt = page.builder.format
     if fmt == "html":
-        made = html_figure(parts, node["figure_id"], [*node["classes"], kind], question, footer)
+        made = (slide_figure if page.slides else html_figure)(parts, node["figure_id"], [*node["classes"], kind],
+                                                              question, footer)
     elif fmt == "latex":
         made = latex_figure(parts, Path(page.builder.outdir), f"tensorviz-{key}.pdf", question, footer)
     else:

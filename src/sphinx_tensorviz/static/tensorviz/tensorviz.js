@@ -208,6 +208,8 @@
       if (figure.id && data) { new tv.Composer(figure, data); }
     });
     all(document, "section.tv-steps, div.tv-steps").forEach(function (section) {
+      // on slides, reveal.js steps through a tour's fragments (tensorviz-slides.js)
+      if (section.classList.contains("tv-steps-fragments")) { return; }
       var s = new Stepper(section);
       if (s.steps.length) { steppers.push(s); }
     });

@@ -18,9 +18,11 @@ from ....render.bidi import isolated
 from ....render.html_nodes import tv_html_tag
 from ....render.ids import line_id
 from ....render.page import Page
+from ....render.slides import ONE_AT_A_TIME
 from ....warnings_ import Subtype, warn
 from ..page import GraphOnPage, drawn_from_graph, graph_for, named_graphs
 from .directive import tensorviz_step, tensorviz_steps
+from .slides import graph_on_tour_slide
 
 __all__ = ["render_tours", "resolve_target", "steps_figure"]
 
@@ -39,9 +41,11 @@ def render_tours(page: Page) -> None:
         if graph is None:
             tour.replace_self([])
             continue
+        if page.slides:
+            graph = graph_on_tour_slide(page, tour, graph)
 
         def make(tour: tensorviz_steps = tour, graph: GraphOnPage = graph) -> nodes.Node:
-            return isolated(steps_figure(tour, graph, page.html))
+            return isolated(steps_figure(tour, graph, page.html, slides=page.slides))
 
         tour.replace_self(drawn_from_graph(page, tour, graph, make))
 
@@ -92,7 +96,10 @@ def _closest_hint(graph: GraphOnPage, target: str) -> str:
             "as the graph's outline under the figure shows it)")
 
 
-def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool) -> nodes.Element:
+def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool, *, slides: bool = False) -> nodes.Element:
+    """The tour as an ordered list of steps. On slides each step is a fragment shown alone (the
+    deck's next key press is the next step) and the links into the page's outline and source,
+    which a slide does not show, are left out."""
     steps = [s for s in node.children if isinstance(s, tensorviz_step)]
     sid = node["steps_id"]
     items = nodes.enumerated_list(classes=["tv-step-list"], enumtype="arabic")
@@ -103,7 +110,7 @@ def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool) -> nodes
         item = nodes.list_item(ids=[f"{sid}-{step['step']}"], classes=["tv-step"])
         item += nodes.paragraph("", "", nodes.strong("", step["title"]), classes=["tv-step-title"])
         item.extend(child.deepcopy() for child in step.children)
-        if resolved is not None:
+        if resolved is not None and not slides:
             link = nodes.paragraph(classes=["tv-step-where"])
             link += nodes.Text("In the graph: ")
             link += nodes.reference("", target, refuri=f"#{element}", classes=["tv-step-link"])
@@ -123,19 +130,22 @@ def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool) -> nodes
         box += items
         return box
     section = tv_html_tag(tag="section", attrs={
-        "class": "tv-steps", "id": sid, "data-graph": graph.figure_id, "data-opening": node["opening"],
-        "aria-label": node["title"],
+        "class": "tv-steps tv-steps-fragments" if slides else "tv-steps", "id": sid, "data-graph": graph.figure_id,
+        "data-opening": node["opening"], "aria-label": node["title"],
     })
     section += heading
-    section += _html_step_list(items)
+    section += _html_step_list(items, " ".join(ONE_AT_A_TIME) if slides else "")
     return section
 
 
-def _html_step_list(items: nodes.enumerated_list) -> nodes.Element:
-    """The ``<ol>`` with data attributes on each ``<li>`` for the stepper script."""
+def _html_step_list(items: nodes.enumerated_list, fragment: str) -> nodes.Element:
+    """The ``<ol>`` with data attributes on each ``<li>`` for the stepper script (on a page) or
+    reveal.js (``fragment``: its classes, on a slide)."""
     ol = tv_html_tag(tag="ol", attrs={"class": "tv-step-list"})
-    for item in items.children:
-        attrs = {"class": "tv-step", "id": item["ids"][0], **item["tv-attrs"]}
+    for number, item in enumerate(items.children, start=1):
+        attrs = {"class": f"tv-step {fragment}".strip(), "id": item["ids"][0], **item["tv-attrs"]}
+        if fragment:  # the steps not shown take no room, and would not be counted
+            attrs["value"] = str(number)
         li = tv_html_tag(tag="li", attrs=attrs)
         li.extend(item.children)
         ol += li
