@@ -1,6 +1,7 @@
 """``:tokens:``, the labels of a language model figure's token ids, read the same by every kind that
 takes them (``tv-attention``, ``tv-patch``): a list, or ``file.py:function`` in the course whose file
-(and what it imports) is part of the figure's code, so editing it runs the figure again."""
+(and what it imports) is part of the figure's code, so editing it runs the figure again. A metric function
+(``tv-patch``) is read the same way."""
 
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ def token_labels(argument: str | None) -> list[str] | str:
     return opt.name_list_commas(text)
 
 
-def tokens_function(directive: SphinxDirective, reference: str) -> str:
-    """``file.py:function`` with the file made relative to the course folder (it must be inside)."""
+def course_function(directive: SphinxDirective, reference: str) -> str:
+    """``file.py:function`` (``:tokens:``, a metric) with the file made relative to the course folder
+    (it must be inside)."""
     env = directive.env
     given, _, function = reference.rpartition(":")
     _, absolute = env.relfn2path(given, env.docname)
@@ -35,12 +37,11 @@ def tokens_function(directive: SphinxDirective, reference: str) -> str:
     return f"{path.relative_to(Path(env.srcdir).resolve()).as_posix()}:{function}"
 
 
-def add_tokens_code(directive: SphinxDirective, values: dict[str, Any], files: dict[str, str]) -> None:
-    """Add the ``:tokens:`` file and what it imports to a figure's code ``files`` (``{path: sha256}``)."""
-    if not isinstance(values.get("tokens"), str):
-        return
+def add_course_file(directive: SphinxDirective, reference: str, files: dict[str, str]) -> None:
+    """Add the file of a :func:`course_function` reference and what it imports to a figure's code
+    ``files`` (``{path: sha256}``)."""
     srcdir = Path(directive.env.srcdir).resolve()
-    path = srcdir / values["tokens"].rpartition(":")[0]
+    path = srcdir / reference.rpartition(":")[0]
     files.setdefault(path.relative_to(srcdir).as_posix(), sha256_text(path.read_text("utf-8")))
     for module in local_imports(path.read_text("utf-8"), path, srcdir):
         directive.env.note_dependency(str(module))

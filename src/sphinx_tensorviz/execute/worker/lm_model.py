@@ -52,11 +52,8 @@ def token_labels(job: Job, length: int, ids: list[int] | None = None) -> list[st
     spec = job.options.get("tokens")
     ids = ids if ids is not None else token_ids(job.options)
     if isinstance(spec, str):
+        function = course_function(job, spec, "tokens")
         where, _, name = spec.rpartition(":")
-        function = getattr(import_file(Path(job.srcdir or ".") / where, f"tensorviz_tokens_{Path(where).stem}"),
-                           name, None)
-        if not callable(function):
-            raise BadResult(f":tokens: no function named {name!r} in {where}")
         takes_ids = "ids" in inspect.signature(function).parameters
         spec = function(ids=ids) if takes_ids else function()
         if not isinstance(spec, (list, tuple)):
@@ -64,3 +61,13 @@ def token_labels(job: Job, length: int, ids: list[int] | None = None) -> list[st
     if spec is None:
         return [str(n) for n in ids] if ids else [str(n) for n in range(length)]
     return [str(label) for label in spec]
+
+
+def course_function(job: Job, reference: str, option: str) -> Any:
+    """The function ``file.py:function`` names in the course (``:tokens:``, a metric)."""
+    where, _, name = reference.rpartition(":")
+    function = getattr(import_file(Path(job.srcdir or ".") / where, f"tensorviz_{option}_{Path(where).stem}"),
+                       name, None)
+    if not callable(function):
+        raise BadResult(f":{option}: no function named {name!r} in {where}")
+    return function

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
 from ...read.sweep import sweep_option
-from ...read.tokens import add_tokens_code, is_token_id_list, token_id_list, token_labels, tokens_function
+from ...read.tokens import add_course_file, course_function, is_token_id_list, token_id_list, token_labels
 from ...read.trained import model_option, use_model
 from . import KIND
 
@@ -60,7 +60,7 @@ class AttentionDirective(ExecutedDirective):
         if "inputs" not in values:
             raise ValueError(":inputs: gives the token ids, e.g. [5, 3, 9, 5, 3] (or input specs)")
         if isinstance(values.get("tokens"), str):
-            values["tokens"] = tokens_function(self, values["tokens"])
+            values["tokens"] = course_function(self, values["tokens"])
         return values
 
     def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
@@ -75,5 +75,6 @@ class AttentionDirective(ExecutedDirective):
     def gather_code(self, values: dict[str, Any]) -> tuple[str, dict[str, str], str | None, Path]:
         """The model's code plus the ``:tokens:`` file and what it imports, so editing them re-runs."""
         entry, files, inline, importer = super().gather_code(values)
-        add_tokens_code(self, values, files)
+        if isinstance(values.get("tokens"), str):
+            add_course_file(self, values["tokens"], files)
         return entry, files, inline, importer

@@ -1,0 +1,80 @@
+"""The worker's entry for ``tv-patch``: build the model, find its pieces, run the batched patching,
+normalise the effects and run the lesson's checks on them.
+
+Named by the kind's declaration (``run``), which the build copies into each job; runs in the worker only.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...core.kinds import worker_entry
+from ...core.limits import LimitExceeded, Limits
+from ...core.protocol import Job
+from ...execute.worker.causal_lm import PartNames, PartsNotFound, find_parts
+from ...execute.worker.checks import check_modules, code_name, run_checks
+from ...execute.worker.lm_model import build_model, course_function, token_labels
+from ...execute.worker.loader import BadResult
+from . import DEFAULT_PASSES, PASSES
+from .checks import passes_problem
+from .data import patch_data
+from .metric import built_in_tokens, logit_diff
+from .patch_torch import PatchError, patch_model
+
+#: the options that name a model's pieces, as :class:`PartNames` fields
+NAMED_PARTS = ("residual", "attention", "mlp", "head_input")
+
+
+@worker_entry
+def run_patch(module: types.ModuleType, job: Job) -> dict[str, Any]:
+    """The normalised effect of every patched place; checks receive them as an array
+    ``[layers, positions]`` (or ``[layers, heads]``) in the order of ``data["effects"]``."""
+    if job.backend != "torch":
+        raise BadResult("tv-patch runs PyTorch models (:backend: torch)")
+    options = job.options
+    model = build_model(module, job)
+    if hasattr(model, "eval"):
+        model.eval()  # dropout would make every patched run differ from the clean one by chance
+    try:
+        parts = find_parts(model, PartNames(**{name: options[name] for name in NAMED_PARTS if name in options}))
+    except PartsNotFound as exc:
+        raise BadResult(str(exc)) from None
+    across = (parts.heads or 0) if options["patch"] == "heads" else len(options["clean"])
+    problem = passes_problem(len(parts.layers), across, options["patch"],
+                             Limits.from_job(job.limits).figures.get(PASSES, DEFAULT_PASSES))
+    if problem:
+        raise LimitExceeded(problem, PASSES)
+    try:
+        found = patch_model(model, parts, options["patch"], options["clean"], options["corrupted"],
+                            metric_function(job), dict(options.get("call_args") or {}))
+    except PatchError as exc:
+        raise BadResult(str(exc)) from None
+    data = patch_data(found, options, *input_labels(job))
+    produced: dict[str, Any] = {"data": data}
+    if options.get("checks"):
+        produced["checks"] = run_checks(module, options["checks"], np.asarray(data["effects"]),
+                                        check_modules(job), code_name(job))
+    return produced
+
+
+def metric_function(job: Job) -> Callable[[Any], Any]:
+    """``:metric:`` as a function of one input's logits ``[positions, vocabulary]``."""
+    spec = job.options["metric"]
+    pair = built_in_tokens(spec)
+    if pair is None:
+        return course_function(job, spec, "metric")
+    return lambda logits: logit_diff(logits, *pair)
+
+
+def input_labels(job: Job) -> tuple[list[str], list[str]]:
+    """The labels of the clean and the corrupted input: a ``:tokens:`` function labels each; a list
+    labels the clean input, and the corrupted one keeps them where its ids are the same (else its ids)."""
+    clean, corrupted = job.options["clean"], job.options["corrupted"]
+    clean_labels = token_labels(job, len(clean), clean)
+    if isinstance(job.options.get("tokens"), list):
+        return clean_labels, [label if a == b else str(b) for label, a, b in zip(clean_labels, clean, corrupted)]
+    return clean_labels, token_labels(job, len(corrupted), corrupted)
