@@ -13,15 +13,17 @@ from typing import Any
 from ...core.words import plural
 from ...execute.worker.loader import BadResult
 
-#: how close the clean and corrupted metrics may be, relative to their size (at least 1), before
-#: there is nothing to normalise by: far above float32's rounding, far below a difference worth drawing
-NEAR_EQUAL = 1e-3
+#: how close the clean and corrupted metrics may be, relative to the larger, before there is nothing
+#: to normalise by (plus :data:`NEAR_ZERO`, for two metrics at zero): far above float32's rounding of a
+#: forward pass, and below any difference worth drawing (a tiny random model's logits differ by 1e-3)
+NEAR_EQUAL = 1e-4
+NEAR_ZERO = 1e-6
 
 
 def normalised(patched: list[list[float]], clean: float, corrupted: float) -> list[list[float]]:
     """Each patched metric as the fraction of the clean - corrupted difference it restores."""
     gap = clean - corrupted
-    if abs(gap) <= NEAR_EQUAL * max(1.0, abs(clean), abs(corrupted)):
+    if abs(gap) <= NEAR_EQUAL * max(abs(clean), abs(corrupted)) + NEAR_ZERO:
         raise BadResult(f"the clean and corrupted inputs give (nearly) the same metric ({clean:.6g} and "
                         f"{corrupted:.6g}): there is no difference for a patch to restore. Choose a corrupted "
                         "input that changes the answer, or another :metric:")

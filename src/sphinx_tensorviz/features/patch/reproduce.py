@@ -50,7 +50,7 @@ def script() -> str:
                                                "record_clean", "patcher", "patched_logits", "patch_places",
                                                "patch_model")),
         *definitions(HERE / "metric.py", ("logit_diff",)),
-        *definitions(HERE / "data.py", ("NEAR_EQUAL", "normalised")),
+        *definitions(HERE / "data.py", ("NEAR_EQUAL", "NEAR_ZERO", "normalised")),
     ]
     imports = "from collections.abc import Callable\nfrom dataclasses import dataclass, field"
     return "\n\n".join([imports, *parts, CODE.strip("\n")])

@@ -1,0 +1,142 @@
+"""``tv-patch`` (issue 27) end to end: real builds of ``tests/roots/test-patch``.
+
+One build is shared: a model small enough to patch by hand (its one head restores everything, checked
+by a claim), the four places to patch with a metric and labels given by functions, pieces named by
+module pattern, unmodified transformers causal LMs from tiny configs (Llama, GPT-2, Mistral, Qwen2,
+GPT-NeoX) and the course's induction model after a short training (``:model: @induction``). Bad input
+(too many passes, baselines that do not differ, a model without the piece) is a located warning.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Build, copy_root, directive_lines, run_sphinx, store_dir, warning_records, write
+from sphinx_tensorviz.store.artifacts import schema_errors
+
+LESSON_MODEL = Path(__file__).resolve().parents[1] / "lessons" / "models" / "induction.py"
+LIBRARY = ("llama", "gpt2", "mistral", "qwen2", "gpt_neox")
+
+TRAINED = """# A trained model
+
+```{tv-train}
+:model: models/induction.py:make_model
+:train: models/induction.py:train
+:steps: 30
+:snapshots: 0, 30
+:seed: 0
+:name: induction
+```
+
+```{tv-patch}
+:model: @induction
+:clean: [1, 2, 3, 4, 5, 1, 2, 3, 4]
+:corrupted: [1, 2, 3, 4, 5, 1, 2, 3, 7]
+:metric: logit-diff 5 1
+:tokens: models/induction.py:letters
+:patch: heads
+```
+"""
+
+
+def with_trained_page(src: Path) -> Path:
+    """The root plus the course's own induction model (copied, so the lesson's file is the one tested)."""
+    shutil.copy(LESSON_MODEL, src / "models" / "induction.py")
+    write(src / "trained.md", TRAINED)
+    write(src / "index.md", "# Activation patching\n\n```{toctree}\ncourse\nlibrary\ntrained\n```\n")
+    return src
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    src = with_trained_page(copy_root("patch", tmp_path_factory.mktemp("patch") / "src"))
+    result = run_sphinx(src, warningiserror=True)
+    artifacts = [json.loads(p.read_text("utf-8")) for p in store_dir(src).glob("*.json")]
+    return {"build": result, "src": src, "artifacts": [a for a in artifacts if a["data"]["kind"] == "patch"]}
+
+
+def artifacts_of(built: dict[str, Any], function: str, **options: Any) -> list[dict[str, Any]]:
+    return [a for a in built["artifacts"] if a["request"]["function"] == function
+            and all(a["request"]["options"].get(k) == v for k, v in options.items())]
+
+
+@pytest.mark.sphinx
+def test_the_root_builds_clean_under_w(built: dict[str, Any]) -> None:
+    build: Build = built["build"]
+    assert build.statuscode == 0 and build.tensorviz_warnings() == [], build.warnings
+    assert len(built["artifacts"]) == 6 + 2 * len(LIBRARY) + 1
+    for artifact in built["artifacts"]:
+        assert schema_errors(artifact) == [], artifact["request"]["function"]
+
+
+@pytest.mark.sphinx
+def test_the_only_head_restores_everything_and_the_claim_says_so(built: dict[str, Any]) -> None:
+    (artifact,) = artifacts_of(built, "make_model", patch="heads", model_args={"layers": 1, "heads": 1})
+    data = artifact["data"]
+    assert data["rows"] == ["layer 0"] and data["columns"] == ["head 0"]
+    assert data["effects"][0][0] == pytest.approx(1.0, abs=1e-4)
+    assert [(c["name"], c["passed"]) for c in artifact["checks"]] == [("one_head_restores_everything", True)]
+    page = built["build"].html("course")
+    assert "patching head 0.0 restores 100% of the logit difference of token 3 over token 7" in page
+    # the prediction comes before the figure; the caption holds both baselines
+    assert page.index("How much of the logit difference") < page.index('class="tv-svg-heatmap"')
+    caption = f"The only head (the logit difference of token 3 over token 7: clean {_fmt(data['clean'])}, " \
+              f"corrupted {_fmt(data['corrupted'])})"
+    assert caption in page
+
+
+def _fmt(value: float) -> str:
+    from sphinx_tensorviz.render.numbers import fmt
+
+    return fmt(value)
+
+
+@pytest.mark.sphinx
+@pytest.mark.parametrize("patch", ["residual", "attn-out", "mlp-out"])
+def test_each_place_is_patched_at_every_layer_and_position(built: dict[str, Any], patch: str) -> None:
+    (artifact,) = artifacts_of(built, "make_model", patch=patch)
+    data = artifact["data"]
+    assert data["rows"] == ["layer 0", "layer 1"]
+    if patch == "residual":  # labelled by the function, for each input
+        assert data["columns"] == ["0 B", "1 E/J", "2 C", "3 G", "4 B", "5 E"]
+        assert data["effects"][1][5] == pytest.approx(1.0, abs=1e-4)  # the last residual, last position
+    elif patch == "attn-out":  # a list labels the clean input; the corrupted id where it differs
+        assert data["columns"] == ["0 a", "1 b/9", "2 c", "3 d", "4 a", "5 b"]
+    assert all(row[0] == pytest.approx(0.0, abs=1e-4) for row in data["effects"])  # the same token in both
+
+
+@pytest.mark.sphinx
+def test_named_pieces_patch_what_the_search_finds(built: dict[str, Any]) -> None:
+    """``:residual:`` and ``:head-input:`` patterns reach the modules the search finds: same effects."""
+    found, named = sorted(artifacts_of(built, "make_model", patch="heads", model_args={"layers": 2, "heads": 2}),
+                          key=lambda a: "head_input" in a["request"]["options"])
+    assert named["request"]["options"]["head_input"] == "blocks.{i}.attn.out"
+    assert named["data"]["columns"] == found["data"]["columns"] == ["head 0", "head 1"]
+    assert named["data"]["effects"] == found["data"]["effects"]  # the same modules, the same runs
+
+
+@pytest.mark.sphinx
+@pytest.mark.parametrize("factory", LIBRARY)
+def test_library_models_patch_every_head_and_position(built: dict[str, Any], factory: str) -> None:
+    (heads,) = artifacts_of(built, factory, patch="heads")
+    (residual,) = artifacts_of(built, factory, patch="residual")
+    assert heads["data"]["columns"] == ["head 0", "head 1"] and len(heads["data"]["effects"]) == 2
+    assert heads["data"]["clean"] == residual["data"]["clean"]
+    assert residual["data"]["effects"][-1][-1] == pytest.approx(1.0, abs=1e-3)
+    assert residual["data"]["dtype"] == "float32"
+
+
+@pytest.mark.sphinx
+def test_the_trained_course_model_is_patched(built: dict[str, Any]) -> None:
+    (artifact,) = artifacts_of(built, "make_model", patch="heads", clean=[1, 2, 3, 4, 5, 1, 2, 3, 4])
+    assert artifact["request"]["options"]["trained"]["step"] == 30
+    assert [row.__len__() for row in artifact["data"]["effects"]] == [2, 2]
+    assert "Activation patching of each attention head" in built["build"].html("trained")
