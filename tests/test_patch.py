@@ -140,3 +140,140 @@ def test_the_trained_course_model_is_patched(built: dict[str, Any]) -> None:
     assert artifact["request"]["options"]["trained"]["step"] == 30
     assert [row.__len__() for row in artifact["data"]["effects"]] == [2, 2]
     assert "Activation patching of each attention head" in built["build"].html("trained")
+
+
+@pytest.mark.sphinx
+@pytest.mark.parametrize("builder", ["latex", "text"])
+def test_latex_and_text_from_the_stored_artifacts(built: dict[str, Any], builder: str) -> None:
+    """Every builder's fallback: a PDF per heatmap for LaTeX; the words and the table in text."""
+    build = run_sphinx(built["src"], builder, warningiserror=True)
+    assert build.statuscode == 0, build.warnings
+    if builder == "text":
+        text = (build.outdir / "course.txt").read_text("utf-8")
+        assert "patching head 0.0 restores 100% of the logit difference" in text and "layer \\ head" in text
+        assert text.index("How much of the logit difference") < text.index("Figure: The only head")
+    else:
+        assert len(list(build.outdir.glob("*.pdf"))) >= 6, "no PDF drawn for the heatmaps"
+
+
+@pytest.mark.sphinx
+def test_run_py_recomputes_the_effects(built: dict[str, Any]) -> None:
+    """``run.py`` carries the piece finder and the patching: it recomputes the baselines and effects, with
+    a metric of the course (``file.py:function``) as with the built-in one."""
+    chosen = [*artifacts_of(built, "make_model", patch="residual"), *artifacts_of(built, "gpt2", patch="heads")]
+    assert chosen[0]["request"]["options"]["metric"] == "models/tiny.py:last_logit_gap"
+    for artifact in chosen:
+        folder = built["build"].outdir / "_tensorviz" / artifact["contentHash"][:16]
+        done = subprocess.run([sys.executable, "run.py", "--check"], cwd=folder, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        assert report["arrays"]["effects"]["ok"] and report["arrays"]["baselines"]["ok"], report
+
+
+@pytest.mark.sphinx
+def test_tensorviz_show_and_verify(built: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    from sphinx_tensorviz.cli import main
+
+    (one,) = artifacts_of(built, "make_model", patch="heads", model_args={"layers": 1, "heads": 1})
+    assert main(["show", one["contentHash"][:12], str(built["src"])]) == 0
+    out = capsys.readouterr().out
+    assert "patch heads, 1 x 1 (float32)" in out and "patching head 0.0 restores 100%" in out
+    code = main(["verify", str(built["src"]), "--doc", "course"])
+    out = capsys.readouterr().out
+    assert code == 0 and "6 of 6 artifacts reproduced" in out, out
+
+
+# -- determinism --------------------------------------------------------------------------------------
+
+@pytest.mark.sphinx
+def test_two_runs_give_identical_artifacts(tmp_path: Path) -> None:
+    """Batched patching is deterministic: the store deleted, the same figures are recorded byte for byte
+    (apart from the time stamps and the run's measurements)."""
+    from conftest import artifact_files, without_generated_at
+
+    src = copy_root("patch", tmp_path / "src")
+    (src / "library.md").unlink()
+    write(src / "index.md", "# Patching\n\n```{toctree}\ncourse\n```\n")
+    assert run_sphinx(src, warningiserror=True).statuscode == 0
+    before = {h: without_generated_at(p) for h, p in artifact_files(src).items()}
+    shutil.rmtree(store_dir(src))
+    shutil.rmtree(src / "_build")
+    assert run_sphinx(src, warningiserror=True).statuscode == 0
+    after = {h: without_generated_at(p) for h, p in artifact_files(src).items()}
+    assert len(before) == 6 and after == before
+
+
+# -- bad input ----------------------------------------------------------------------------------------
+
+BAD = """# Bad
+
+```{tv-patch}
+:model: models/tiny.py:make_model
+:model-args: {layers: 2, heads: 2}
+:clean: [1, 4, 2, 6, 1, 4]
+:corrupted: [1, 9, 2, 6, 1, 4]
+:metric: logit-diff 3 7
+:patch: residual
+```
+
+```{tv-patch}
+:model: models/tiny.py:make_model
+:clean: [1, 4, 2, 6, 1, 4]
+:corrupted: [1, 4, 2, 6, 1, 4]
+:metric: logit-diff 3 7
+:patch: heads
+```
+
+```{tv-patch}
+:model: models/tiny.py:make_model
+:clean: [1, 4, 2, 6, 1, 4]
+:corrupted: [1, 9, 2, 6, 1, 4]
+:metric: logit-diff 3 7
+:patch: mlp-out
+```
+
+```{tv-patch}
+:model: models/tiny.py:make_model
+:clean: [1, 4, 2, 6, 1, 4]
+:corrupted: [1, 9, 2, 6]
+:metric: logit-diff 3 7
+```
+
+```{tv-patch}
+:model: models/tiny.py:make_model
+:clean: [1, 4, 2, 6, 1, 4]
+:corrupted: [1, 9, 2, 6, 1, 4]
+:metric: logit-diff 3
+```
+"""
+
+#: what each directive of BAD (in order) is warned for: (subtype, words of the message)
+BAD_WARNINGS = [
+    ("limit", "patching residual over 2 layers x 6 positions takes 12 patched forward passes, over "
+              "tensorviz_max_patch_passes = 10; nothing was run"),
+    ("bad_result", "the clean and corrupted inputs give (nearly) the same metric"),
+    ("bad_result", "layer 0 has no mlp-out to patch (found no mlp module); name it with :mlp:"),
+    ("option", ":clean: has 6 tokens and :corrupted: 4"),
+    ("option", ":metric: give logit-diff and two token ids, like logit-diff 3 5"),
+]
+
+
+@pytest.mark.sphinx
+def test_bad_input_gives_located_warnings_and_no_artifact(tmp_path: Path) -> None:
+    """Too many passes, baselines with nothing between them, a piece the model lacks, inputs of two
+    lengths, a metric without its second token: each a warning at its directive's line, the build
+    finished, nothing stored."""
+    src = copy_root("patch", tmp_path / "src")
+    for page in ("course", "library"):
+        (src / f"{page}.md").unlink()
+    write(src / "index.md", BAD)
+    build = run_sphinx(src, confoverrides={"tensorviz_max_patch_passes": 10})
+    assert build.statuscode == 0
+    records = [r for r in warning_records(build.warnings) if "[tensorviz." in r]
+    assert len(records) == len(BAD_WARNINGS), records
+    for line, (subtype, words) in zip(directive_lines(src / "index.md", "tv-patch"), BAD_WARNINGS):
+        (record,) = [r for r in records if r.startswith(f"{src / 'index.md'}:{line}:")]
+        assert record.rstrip().endswith(f"[tensorviz.{subtype}]") and words in record, record
+    assert not list(store_dir(src).glob("*.json")), "a failed figure left an artifact"
+    assert run_sphinx(src, warningiserror=True, freshenv=True).statuscode != 0  # fails under -W
