@@ -140,3 +140,13 @@ def test_more_places_than_one_forward_pass_holds() -> None:
 def test_equal_baselines_leave_nothing_to_normalise() -> None:
     with pytest.raises(BadResult, match=r"\(nearly\) the same metric \(1\.5 and 1\.5\)"):
         normalised([[1.5]], 1.5, 1.5)
+
+
+@pytest.mark.parametrize(("answer", "words"), [(lambda logits: "big", "returned str, not one number"),
+                                               (lambda logits: logits[-1, 0] / 0 * 0, "returned nan")])
+def test_a_metric_that_gives_no_finite_number_is_refused(answer: Any, words: str) -> None:
+    from sphinx_tensorviz.features.patch.patch_torch import PatchError
+
+    model = load("tiny").make_model()
+    with pytest.raises(PatchError, match=words):
+        patch_model(model, find_parts(model), "heads", CLEAN, CORRUPTED, answer, {})

@@ -134,6 +134,18 @@ def patched_logits(model: Any, modules: list[Any], on_input: bool, corrupted: An
     return found
 
 
+def metric_value(metric: Callable[[Any], Any], logits: Any) -> float:
+    """The metric of one input's logits ``[T, V]`` as a finite float."""
+    value = metric(logits)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise PatchError(f"the metric returned {type(value).__name__}, not one number (a float or a 0-d tensor)") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise PatchError(f"the metric returned {number}: give a metric that is finite for these inputs")
+    return number
+
+
 def patch_places(layers: int, across: int) -> list[tuple[int, int]]:
     """Every (layer, position or head), layer by layer."""
     return [(layer, index) for layer in range(layers) for index in range(across)]
@@ -159,10 +171,11 @@ def patch_model(model: Any, parts: Any, patch: str, clean_ids: list[int], corrup
             across, head_width = parts.heads, clean[0].shape[-1] // parts.heads
         places = patch_places(len(modules), across)
         patched = patched_logits(model, modules, on_input, corrupted_t, kwargs, clean, places, head_width)
-        values = [float(metric(logits)) for logits in patched]
+        values = [metric_value(metric, logits) for logits in patched]
+        baselines = metric_value(metric, clean_logits[0]), metric_value(metric, corrupted_logits[0])
     return {
-        "clean": float(metric(clean_logits[0])),
-        "corrupted": float(metric(corrupted_logits[0])),
+        "clean": baselines[0],
+        "corrupted": baselines[1],
         "patched": [values[n * across:(n + 1) * across] for n in range(len(modules))],
         "dtype": str(clean_logits.dtype).removeprefix("torch."),
     }

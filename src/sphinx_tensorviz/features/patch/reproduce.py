@@ -47,7 +47,7 @@ def script() -> str:
             "layer_count", "find_parts", "_longest_module_list", "_norm_after", "_unembedding", "_layer",
             "_child_named", "_last_projection", "head_count", "first_tensor", "with_first")),
         *definitions(HERE / "patch_torch.py", ("ROWS", "SITES", "PatchError", "site_modules", "model_logits",
-                                               "record_clean", "patcher", "patched_logits", "patch_places",
+                                               "record_clean", "patcher", "patched_logits", "metric_value", "patch_places",
                                                "patch_model")),
         *definitions(HERE / "metric.py", ("logit_diff",)),
         *definitions(HERE / "data.py", ("NEAR_EQUAL", "NEAR_ZERO", "normalised")),
