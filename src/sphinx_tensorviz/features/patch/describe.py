@@ -13,7 +13,7 @@ from typing import Any
 
 from ...core.words import plural
 from ...render.numbers import fmt
-from .metric import metric_words
+from .metric import built_in_tokens
 
 #: what each ``:patch:`` replaces, as a phrase
 SITE_WORDS = {
@@ -24,6 +24,18 @@ SITE_WORDS = {
 }
 #: below this (as a fraction), a negative effect is not worth a word in the alt text
 WORTH_SAYING = 0.05
+#: a patch that restores at least this share is named after the strongest one (at most MORE_NAMED)
+NAMED_SHARE, MORE_NAMED = 0.2, 3
+
+
+def metric_words(data: dict[str, Any], article: str = "") -> str:
+    """The metric as a reader reads it: "the logit difference of A over B" (the tokens' labels where
+    ``:tokens:`` gave them, else their ids)."""
+    pair = built_in_tokens(data["metric"])
+    if pair is None:
+        return f"{article}metric {data['metric'].rpartition(':')[2]}"
+    names = data.get("metricTokens") or [f"token {n}" for n in pair]
+    return f"{article}logit difference of {names[0]} over {names[1]}"
 
 
 def percent(value: float) -> str:
@@ -47,7 +59,7 @@ def baselines(data: dict[str, Any]) -> str:
 def patch_title(data: dict[str, Any], given: str | None) -> str:
     """The caption: the author's title or what was patched, and always both baselines."""
     title = given or f"Activation patching of {SITE_WORDS[data['patch']].split(',')[0]}"
-    return f"{title} ({metric_words(data['metric'])}: {baselines(data)})"
+    return f"{title} ({metric_words(data, 'the ')}: {baselines(data)})"
 
 
 def ranked(data: dict[str, Any]) -> list[tuple[float, int, int]]:
@@ -57,15 +69,20 @@ def ranked(data: dict[str, Any]) -> list[tuple[float, int, int]]:
 
 
 def result_sentence(data: dict[str, Any]) -> str:
-    """The strongest patch and how far behind every other one is, in words."""
+    """The strongest patch, the others that restore a share worth naming, and how far behind every
+    other one is, in words."""
     cells = ranked(data)
     best, row, column = cells[0]
-    what = metric_words(data["metric"]).removeprefix("the ")
-    said = f"patching {cell_name(data, row, column)} restores {percent(best)} of the {what}"
-    if len(cells) > 1:
-        other = "head" if data["patch"] == "heads" else "place"
-        second = cells[1][0]
-        said += (f"; every other {other} under {math.floor(second * 100) + 1}%" if second > 0
+    said = f"patching {cell_name(data, row, column)} restores {percent(best)} of {metric_words(data, 'the ')}"
+    named = 1
+    while named < min(len(cells), 1 + MORE_NAMED) and cells[named][0] >= NAMED_SHARE:
+        value, row, column = cells[named]
+        said += f"; {cell_name(data, row, column)} {percent(value)}"
+        named += 1
+    other = "head" if data["patch"] == "heads" else "place"
+    if named < len(cells):
+        rest = cells[named][0]
+        said += (f"; every other {other} under {math.floor(rest * 100) + 1}%" if rest > 0
                  else f"; no other {other} restores any of it")
         worst, row, column = cells[-1]
         if worst < -WORTH_SAYING:
@@ -86,7 +103,7 @@ def patch_long_description(data: dict[str, Any], colormap: str) -> str:
               "position)" if data["patch"] == "heads" else "a column per position of the input")
     return (f"The corrupted input was run again with one activation replaced by its value in the clean run, once "
             f"for every cell: a row per layer, {across}. Each cell is (patched - corrupted) / (clean - corrupted) "
-            f"of {metric_words(data['metric'])}, where the clean input gives {fmt(data['clean'])} and the corrupted "
+            f"of {metric_words(data, 'the ')}, where the clean input gives {fmt(data['clean'])} and the corrupted "
             f"one {fmt(data['corrupted'])}: 1 means the patch restores the clean value, 0 that it changes nothing, "
             f"a negative value that it moves the metric further from the clean one. The diverging colours "
             f"({colormap}) are centred on zero.")

@@ -72,7 +72,16 @@ class PatchDirective(ExecutedDirective):
         for option in ("tokens", "metric"):
             if isinstance(values.get(option), str) and not values[option].startswith(BUILT_IN):
                 values[option] = course_function(self, values[option])
+        if "checks" in values:  # a check in another course file: made relative to the course, and hashed
+            values["checks"] = [course_function(self, name) if ".py:" in name else name for name in values["checks"]]
         return values
+
+    @staticmethod
+    def course_files(values: dict[str, Any]) -> list[str]:
+        """The ``file.py:function`` references whose files are part of the figure's code."""
+        given = [values[option] for option in ("tokens", "metric")
+                 if isinstance(values.get(option), str) and not values[option].startswith(BUILT_IN)]
+        return given + [name for name in values.get("checks", []) if ".py:" in name]
 
     def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = {"model_args": values.get("model-args", {}), "clean": values["clean"],
@@ -85,9 +94,8 @@ class PatchDirective(ExecutedDirective):
         return result
 
     def gather_code(self, values: dict[str, Any]) -> tuple[str, dict[str, str], str | None, Path]:
-        """The model's code plus the ``:tokens:`` and ``:metric:`` files, so editing them re-runs."""
+        """The model's code plus the ``:tokens:``, ``:metric:`` and checks' files, so editing them re-runs."""
         entry, files, inline, importer = super().gather_code(values)
-        for option in ("tokens", "metric"):
-            if isinstance(values.get(option), str) and not values[option].startswith(BUILT_IN):
-                add_course_file(self, values[option], files)
+        for reference in self.course_files(values):
+            add_course_file(self, reference, files)
         return entry, files, inline, importer

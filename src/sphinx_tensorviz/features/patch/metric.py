@@ -37,11 +37,3 @@ def built_in_tokens(spec: str) -> tuple[int, int] | None:
 def logit_diff(logits: Any, better: int, worse: int) -> Any:
     """Token ``better``'s logit minus token ``worse``'s, at the last position."""
     return logits[-1, better] - logits[-1, worse]
-
-
-def metric_words(spec: str) -> str:
-    """The metric as a reader reads it: "the logit difference of token 3 over token 5"."""
-    pair = built_in_tokens(spec)
-    if pair is None:
-        return f"the metric {spec.rpartition(':')[2]}"
-    return f"the logit difference of token {pair[0]} over token {pair[1]}"

@@ -6,6 +6,7 @@ Named by the kind's declaration (``run``), which the build copies into each job;
 
 from __future__ import annotations
 
+import inspect
 import types
 from collections.abc import Callable
 from typing import Any
@@ -54,6 +55,9 @@ def run_patch(module: types.ModuleType, job: Job) -> dict[str, Any]:
     except PatchError as exc:
         raise BadResult(str(exc)) from None
     data = patch_data(found, options, *input_labels(job))
+    named = metric_token_labels(job)
+    if named:
+        data["metricTokens"] = named
     produced: dict[str, Any] = {"data": data}
     if options.get("checks"):
         produced["checks"] = run_checks(module, options["checks"], np.asarray(data["effects"]),
@@ -78,3 +82,14 @@ def input_labels(job: Job) -> tuple[list[str], list[str]]:
     if isinstance(job.options.get("tokens"), list):
         return clean_labels, [label if a == b else str(b) for label, a, b in zip(clean_labels, clean, corrupted)]
     return clean_labels, token_labels(job, len(corrupted), corrupted)
+
+
+def metric_token_labels(job: Job) -> list[str] | None:
+    """The labels of ``logit-diff A B``'s two tokens, from a ``:tokens:`` function that takes ``ids``
+    (a list labels positions, not the vocabulary); ``None``: the words give the ids."""
+    pair, spec = built_in_tokens(job.options["metric"]), job.options.get("tokens")
+    if pair is None or not isinstance(spec, str):
+        return None
+    if "ids" not in inspect.signature(course_function(job, spec, "tokens")).parameters:
+        return None
+    return token_labels(job, 2, list(pair))
