@@ -108,6 +108,11 @@ def test_each_place_is_patched_at_every_layer_and_position(built: dict[str, Any]
     if patch == "residual":  # labelled by the function, for each input
         assert data["columns"] == ["0 B", "1 E/J", "2 C", "3 G", "4 B", "5 E"]
         assert data["effects"][1][5] == pytest.approx(1.0, abs=1e-4)  # the last residual, last position
+        # a claim from another course file, hashed with the figure: editing it runs the figure again
+        assert [(c["name"], c["passed"]) for c in artifact["checks"]] == [
+            ("models/claims.py:last_residual_restores_all", True)]
+        assert "models/claims.py" in artifact["request"]["files"]
+        assert "metricTokens" not in data  # a course metric names no tokens
     elif patch == "attn-out":  # a list labels the clean input; the corrupted id where it differs
         assert data["columns"] == ["0 a", "1 b/9", "2 c", "3 d", "4 a", "5 b"]
     assert all(row[0] == pytest.approx(0.0, abs=1e-4) for row in data["effects"])  # the same token in both
@@ -138,7 +143,8 @@ def test_library_models_patch_every_head_and_position(built: dict[str, Any], fac
 def test_the_trained_course_model_is_patched(built: dict[str, Any]) -> None:
     (artifact,) = artifacts_of(built, "make_model", patch="heads", clean=[1, 2, 3, 4, 5, 1, 2, 3, 4])
     assert artifact["request"]["options"]["trained"]["step"] == 30
-    assert [row.__len__() for row in artifact["data"]["effects"]] == [2, 2]
+    assert [len(row) for row in artifact["data"]["effects"]] == [2, 2]
+    assert artifact["data"]["metricTokens"] == ["F", "B"]  # logit-diff 5 1, labelled by letters(ids)
     assert "Activation patching of each attention head" in built["build"].html("trained")
 
 
