@@ -51,7 +51,7 @@ def with_trained_page(src: Path) -> Path:
     """The root plus the course's own induction model (copied, so the lesson's file is the one tested)."""
     shutil.copy(LESSON_MODEL, src / "models" / "induction.py")
     write(src / "trained.md", TRAINED)
-    write(src / "index.md", "# Activation patching\n\n```{toctree}\ncourse\nlibrary\ntrained\n```\n")
+    write(src / "index.md", "# Activation patching\n\n```{toctree}\ncourse\nlibrary\nnnx\ntrained\n```\n")
     return src
 
 
@@ -72,7 +72,7 @@ def artifacts_of(built: dict[str, Any], function: str, **options: Any) -> list[d
 def test_the_root_builds_clean_under_w(built: dict[str, Any]) -> None:
     build: Build = built["build"]
     assert build.statuscode == 0 and build.tensorviz_warnings() == [], build.warnings
-    assert len(built["artifacts"]) == 6 + 2 * len(LIBRARY) + 1
+    assert len(built["artifacts"]) == 6 + 2 * len(LIBRARY) + 3 + 1
     for artifact in built["artifacts"]:
         assert schema_errors(artifact) == [], artifact["request"]["function"]
 
@@ -140,6 +140,18 @@ def test_library_models_patch_every_head_and_position(built: dict[str, Any], fac
 
 
 @pytest.mark.sphinx
+def test_a_flax_nnx_model_that_names_its_pieces_is_patched(built: dict[str, Any]) -> None:
+    """JAX: the named modules are swapped for one eager forward pass each; the last residual at the
+    last position still restores everything, and each head of each layer has its cell."""
+    found = {a["request"]["options"]["patch"]: a["data"] for a in artifacts_of(built, "TinyLM")}
+    assert sorted(found) == ["heads", "mlp-out", "residual"]
+    assert found["heads"]["columns"] == ["head 0", "head 1"] and len(found["heads"]["effects"]) == 2
+    assert found["residual"]["effects"][-1][-1] == pytest.approx(1.0, abs=1e-4)
+    assert all(row[0] == pytest.approx(0.0, abs=1e-4) for row in found["mlp-out"]["effects"])
+    assert found["heads"]["dtype"] == "float32"
+
+
+@pytest.mark.sphinx
 def test_the_trained_course_model_is_patched(built: dict[str, Any]) -> None:
     (artifact,) = artifacts_of(built, "make_model", patch="heads", clean=[1, 2, 3, 4, 5, 1, 2, 3, 4])
     assert artifact["request"]["options"]["trained"]["step"] == 30
@@ -166,7 +178,8 @@ def test_latex_and_text_from_the_stored_artifacts(built: dict[str, Any], builder
 def test_run_py_recomputes_the_effects(built: dict[str, Any]) -> None:
     """``run.py`` carries the piece finder and the patching: it recomputes the baselines and effects, with
     a metric of the course (``file.py:function``) as with the built-in one."""
-    chosen = [*artifacts_of(built, "make_model", patch="residual"), *artifacts_of(built, "gpt2", patch="heads")]
+    chosen = [*artifacts_of(built, "make_model", patch="residual"), *artifacts_of(built, "gpt2", patch="heads"),
+              *artifacts_of(built, "TinyLM", patch="heads")]
     assert chosen[0]["request"]["options"]["metric"] == "models/tiny.py:last_logit_gap"
     for artifact in chosen:
         folder = built["build"].outdir / "_tensorviz" / artifact["contentHash"][:16]
@@ -199,7 +212,8 @@ def test_two_runs_give_identical_artifacts(tmp_path: Path) -> None:
     from conftest import artifact_files, without_generated_at
 
     src = copy_root("patch", tmp_path / "src")
-    (src / "library.md").unlink()
+    for page in ("library", "nnx"):
+        (src / f"{page}.md").unlink()
     write(src / "index.md", "# Patching\n\n```{toctree}\ncourse\n```\n")
     assert run_sphinx(src, warningiserror=True).statuscode == 0
     before = {h: without_generated_at(p) for h, p in artifact_files(src).items()}
@@ -271,7 +285,7 @@ def test_bad_input_gives_located_warnings_and_no_artifact(tmp_path: Path) -> Non
     lengths, a metric without its second token: each a warning at its directive's line, the build
     finished, nothing stored."""
     src = copy_root("patch", tmp_path / "src")
-    for page in ("course", "library"):
+    for page in ("course", "library", "nnx"):
         (src / f"{page}.md").unlink()
     write(src / "index.md", BAD)
     build = run_sphinx(src, confoverrides={"tensorviz_max_patch_passes": 10})

@@ -150,3 +150,75 @@ def test_a_metric_that_gives_no_finite_number_is_refused(answer: Any, words: str
     model = load("tiny").make_model()
     with pytest.raises(PatchError, match=words):
         patch_model(model, find_parts(model), "heads", CLEAN, CORRUPTED, answer, {})
+
+
+# -- JAX: a Flax NNX model that names its pieces, patched eagerly ------------------------------------
+
+NNX_NAMES = {"residual": "blocks.{i}", "attention": "blocks.{i}.attn", "mlp": "blocks.{i}.mlp",
+             "head_input": "blocks.{i}.attn.out"}
+
+
+@pytest.mark.parametrize("patch", ["residual", "mlp-out", "heads"])
+def test_a_jax_cell_is_the_unbatched_patched_run(patch: str) -> None:
+    """A cell of the batched JAX grid equals one eager forward pass of the corrupted input with that
+    one activation swapped in by hand; the swapped modules are put back afterwards."""
+    pytest.importorskip("flax")
+    import jax.numpy as jnp
+
+    from sphinx_tensorviz.features.patch.patch_jax import patch_jax_model
+
+    model = load("nnx_lm").TinyLM()
+    block = model.blocks[0]
+    found = patch_jax_model(model, NNX_NAMES, patch, CLEAN, CORRUPTED, metric)
+    assert model.blocks[0] is block and type(block.attn.out).__name__ == "LinearGeneral"  # put back
+    parent, name = {"residual": (model.blocks, 0), "mlp-out": (block, "mlp"), "heads": (block.attn, "out")}[patch]
+    original = parent[name] if isinstance(name, int) else getattr(parent, name)
+    kept: list[Any] = []
+
+    def put(value: Any) -> None:
+        if isinstance(name, int):
+            parent[name] = value
+        else:
+            setattr(parent, name, value)
+
+    def recorder(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        kept.append(args[0] if patch == "heads" else out)
+        return out
+
+    put(recorder)
+    model(jnp.asarray([CLEAN]))
+    clean = kept[0]
+
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        if patch == "heads":  # head 1: its index on the heads axis, at every position
+            return original(args[0].at[:, :, 1].set(clean[:, :, 1]), *args[1:], **kwargs)
+        return original(*args, **kwargs).at[:, 1].set(clean[:, 1])  # position 1
+
+    put(patched)
+    value = float(metric(model(jnp.asarray([CORRUPTED]))[0]))
+    put(original)
+    assert found["patched"][0][1] == pytest.approx(value, abs=1e-5)
+    assert found["dtype"] == "float32"
+
+
+def test_a_jax_model_must_name_its_pieces() -> None:
+    pytest.importorskip("flax")
+    from sphinx_tensorviz.features.patch.patch_jax import patch_jax_model
+    from sphinx_tensorviz.features.patch.patch_torch import PatchError
+
+    model = load("nnx_lm").TinyLM()
+    with pytest.raises(PatchError, match=r"give :head-input:"):
+        patch_jax_model(model, {"residual": "blocks.{i}"}, "heads", CLEAN, CORRUPTED, metric)
+    with pytest.raises(PatchError, match=r"give :residual:"):
+        patch_jax_model(model, {}, "residual", CLEAN, CORRUPTED, metric)
+
+
+def test_the_last_jax_residual_restores_all_of_it() -> None:
+    pytest.importorskip("flax")
+    from sphinx_tensorviz.features.patch.patch_jax import patch_jax_model
+
+    found = patch_jax_model(load("nnx_lm").TinyLM(layers=3), NNX_NAMES, "residual", CLEAN, CORRUPTED, metric)
+    effects = normalised(found["patched"], found["clean"], found["corrupted"])
+    assert len(effects) == 3 and effects[-1][-1] == pytest.approx(1.0, abs=1e-4)
+    assert all(row[0] == pytest.approx(0.0, abs=1e-4) for row in effects)

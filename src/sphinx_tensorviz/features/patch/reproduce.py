@@ -1,5 +1,5 @@
-"""How ``run.py`` recomputes a patching figure: build the model again, find its pieces, run the same
-batched patching and normalise the effects.
+"""How ``run.py`` recomputes a patching figure: build the model again, find its pieces (or take the
+named ones, for JAX), run the same batched patching and normalise the effects.
 
 The script's code is kept here as source text and copied into ``run.py`` with the piece finder, the
 patching and the normalisation (cut from their sources), so it runs without this package.
@@ -23,17 +23,20 @@ def reproduce():
     factory = getattr(_load_entry(), RECORD["function"])
     model = factory(**seeded_arguments(factory, options["model_args"] or {}, RECORD["seed"], RECORD["backend"],
                                        key=False))
-    model.eval()
+    if hasattr(model, "eval"):
+        model.eval()
     names = {name: options[name] for name in ("residual", "attention", "mlp", "head_input") if name in options}
-    parts = find_parts(model, PartNames(**names))
     words = options["metric"].split()
     if words[0] == "logit-diff":
         metric = lambda logits: logit_diff(logits, int(words[1]), int(words[2]))
     else:
         where, _, name = options["metric"].rpartition(":")
         metric = getattr(import_file(HERE / where, "tensorviz_metric_" + Path(where).stem), name)
-    found = patch_model(model, parts, options["patch"], options["clean"], options["corrupted"], metric,
-                        dict(options.get("call_args") or {}))
+    if RECORD["backend"] == "jax":
+        found = patch_jax_model(model, names, options["patch"], options["clean"], options["corrupted"], metric)
+    else:
+        found = patch_model(model, find_parts(model, PartNames(**names)), options["patch"], options["clean"],
+                            options["corrupted"], metric, dict(options.get("call_args") or {}))
     return {"baselines": [found["clean"], found["corrupted"]],
             "effects": normalised(found["patched"], found["clean"], found["corrupted"])}
 '''
@@ -49,10 +52,13 @@ def script() -> str:
         *definitions(HERE / "patch_torch.py", ("ROWS", "SITES", "PatchError", "site_modules", "model_logits",
                                                "record_clean", "patcher", "patched_logits", "metric_value", "patch_places",
                                                "patch_model")),
+        *definitions(HERE / "patch_jax.py", ("PATTERN_OF", "swapped", "jax_sites", "jax_patched", "jax_logits",
+                                             "jax_record", "patch_jax_model")),
         *definitions(HERE / "metric.py", ("logit_diff",)),
         *definitions(HERE / "data.py", ("NEAR_EQUAL", "NEAR_ZERO", "normalised")),
     ]
-    imports = "from collections.abc import Callable\nfrom dataclasses import dataclass, field"
+    imports = ("from collections.abc import Callable, Iterator\nfrom contextlib import ExitStack, contextmanager\n"
+               "from dataclasses import dataclass, field")
     return "\n\n".join([imports, *parts, CODE.strip("\n")])
 
 

@@ -34,25 +34,19 @@ NAMED_PARTS = ("residual", "attention", "mlp", "head_input")
 def run_patch(module: types.ModuleType, job: Job) -> dict[str, Any]:
     """The normalised effect of every patched place; checks receive them as an array
     ``[layers, positions]`` (or ``[layers, heads]``) in the order of ``data["effects"]``."""
-    if job.backend != "torch":
-        raise BadResult("tv-patch runs PyTorch models (:backend: torch)")
     options = job.options
     model = build_model(module, job)
     if hasattr(model, "eval"):
         model.eval()  # dropout would make every patched run differ from the clean one by chance
+    names = {name: options[name] for name in NAMED_PARTS if name in options}
     try:
-        parts = find_parts(model, PartNames(**{name: options[name] for name in NAMED_PARTS if name in options}))
-    except PartsNotFound as exc:
-        raise BadResult(str(exc)) from None
-    across = (parts.heads or 0) if options["patch"] == "heads" else len(options["clean"])
-    problem = passes_problem(len(parts.layers), across, options["patch"],
-                             Limits.from_job(job.limits).figures.get(PASSES, DEFAULT_PASSES))
-    if problem:
-        raise LimitExceeded(problem, PASSES)
-    try:
-        found = patch_model(model, parts, options["patch"], options["clean"], options["corrupted"],
-                            metric_function(job), dict(options.get("call_args") or {}))
-    except PatchError as exc:
+        layers, across, patch = prepared(model, names, job)
+        problem = passes_problem(layers, across, options["patch"],
+                                 Limits.from_job(job.limits).figures.get(PASSES, DEFAULT_PASSES))
+        if problem:
+            raise LimitExceeded(problem, PASSES)
+        found = patch(metric_function(job))
+    except (PatchError, PartsNotFound) as exc:
         raise BadResult(str(exc)) from None
     data = patch_data(found, options, *input_labels(job))
     named = metric_token_labels(job)
@@ -63,6 +57,25 @@ def run_patch(module: types.ModuleType, job: Job) -> dict[str, Any]:
         produced["checks"] = run_checks(module, options["checks"], np.asarray(data["effects"]),
                                         check_modules(job), code_name(job))
     return produced
+
+
+def prepared(model: Any, names: dict[str, str], job: Job) -> tuple[int, int, Callable[[Any], dict[str, Any]]]:
+    """(layers, positions or heads, the patching as a function of the metric) for the job's backend:
+    PyTorch finds the pieces (``names`` override), JAX takes them from ``names``."""
+    options = job.options
+    clean, corrupted, patch = options["clean"], options["corrupted"], options["patch"]
+    if job.backend == "jax":
+        if options.get("call_args"):
+            raise BadResult(":call-args: are only for PyTorch models")
+        from .patch_jax import jax_sites, patch_jax_model
+
+        paths, heads = jax_sites(model, names, patch)
+        return len(paths), heads or len(clean), lambda metric: patch_jax_model(model, names, patch, clean, corrupted,
+                                                                               metric)
+    parts = find_parts(model, PartNames(**names))
+    across = (parts.heads or 0) if patch == "heads" else len(clean)
+    return len(parts.layers), across, lambda metric: patch_model(model, parts, patch, clean, corrupted, metric,
+                                                                 dict(options.get("call_args") or {}))
 
 
 def metric_function(job: Job) -> Callable[[Any], Any]:
