@@ -270,7 +270,7 @@ BAD = """# Bad
 
 #: what each directive of BAD (in order) is warned for: (subtype, words of the message)
 BAD_WARNINGS = [
-    ("limit", "patching residual over 2 layers x 6 positions takes 12 patched forward passes, over "
+    ("limit", "patching residual over 2 layers x 6 positions needs 12 patched forward passes, over "
               "tensorviz_max_patch_passes = 10; nothing was run"),
     ("bad_result", "the clean and corrupted inputs give (nearly) the same metric"),
     ("bad_result", "layer 0 has no mlp-out to patch (found no mlp module); name it with :mlp:"),

@@ -33,7 +33,7 @@ def passes_problem(layers: int, across: int, patch: str, limit: float) -> str | 
     if passes <= limit:
         return None
     what = "head" if patch == "heads" else "position"
-    return (f"patching {patch} over {plural(layers, 'layer')} x {plural(across, what)} takes {passes:,} patched "
+    return (f"patching {patch} over {plural(layers, 'layer')} x {plural(across, what)} needs {passes:,} patched "
             f"forward passes, over tensorviz_max_patch_passes = {int(limit):,}; nothing was run. Patch heads, give "
             "a shorter input, or raise the limit in conf.py")
 

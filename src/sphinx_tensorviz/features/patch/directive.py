@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...core.words import plural
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
 from ...read.tokens import add_course_file, course_function, token_id_list, token_labels
@@ -66,7 +67,7 @@ class PatchDirective(ExecutedDirective):
                 raise ValueError(f":{needed}: is needed: tv-patch compares a clean and a corrupted input "
                                  f"(token ids of the same length) by a metric ({BUILT_IN} A B, or file.py:function)")
         if len(values["clean"]) != len(values["corrupted"]):
-            raise ValueError(f":clean: has {len(values['clean'])} tokens and :corrupted: "
+            raise ValueError(f":clean: has {plural(len(values['clean']), 'token')} and :corrupted: "
                              f"{len(values['corrupted'])}: give inputs of the same length, so each position is "
                              "patched from its own")
         for option in ("tokens", "metric"):

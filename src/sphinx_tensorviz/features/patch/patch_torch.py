@@ -77,8 +77,8 @@ def record_clean(model: Any, modules: list[Any], on_input: bool, ids: Any,
         for handle in handles:
             handle.remove()
     if len(kept) != len(modules):
-        raise PatchError(f"{len(kept)} activations were recorded for {len(modules)} layers: a patched module ran "
-                         "more or less than once per forward pass")
+        raise PatchError(f"not one activation per layer was recorded (layers: {len(modules)}, recorded: {len(kept)}): "
+                         "a patched module ran more or less than once per forward pass")
     return logits, kept
 
 
