@@ -137,6 +137,15 @@ def test_more_places_than_one_forward_pass_holds() -> None:
     assert found["patched"][-1][-1] == pytest.approx(found["clean"], abs=1e-4)
 
 
+def test_a_large_vocabulary_over_a_long_input_gets_fewer_rows_per_pass() -> None:
+    """Rows x positions x vocabulary logits stay within the budget (a real vocabulary, 256 tokens)."""
+    from sphinx_tensorviz.features.patch.patch_torch import LOGITS_BUDGET, rows_per_pass
+
+    assert rows_per_pass((1, 6, 12)) == ROWS
+    assert rows_per_pass((1, 256, 32_000)) == 4 and 4 * 256 * 32_000 <= LOGITS_BUDGET
+    assert rows_per_pass((1, 4096, 128_000)) == 1  # never none
+
+
 def test_equal_baselines_leave_nothing_to_normalise() -> None:
     with pytest.raises(BadResult, match=r"\(nearly\) the same metric \(1\.5 and 1\.5\)"):
         normalised([[1.5]], 1.5, 1.5)

@@ -4,7 +4,7 @@ JAX has no forward hooks, so the pieces are named by module pattern (``:residual
 ``:attention:``, ``:mlp:``, ``:head-input:``) and, for one forward pass, the object at each path is
 swapped for a wrapper that records or patches what flows through it, then put back. The wrapper
 needs values, not tracers: call the model without ``jax.jit`` (the patching runs eagerly, so the
-whole batch is still one forward pass per :data:`.patch_torch.ROWS` places).
+whole batch is still one forward pass per :func:`.patch_torch.rows_per_pass` places).
 
 The places, the batching and the metric are :mod:`.patch_torch`'s; only the swap differs. A head's
 slice is its index on the second-to-last axis where the projection's input keeps the heads apart
@@ -21,7 +21,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from ...execute.worker.causal_lm import Layer, first_tensor, head_count, layer_count, module_at, with_first
-from .patch_torch import ROWS, SITES, PatchError, metric_value, patch_places
+from .patch_torch import SITES, PatchError, metric_value, patch_places, rows_per_pass
 
 #: the pattern option that names each ``:patch:``'s module
 PATTERN_OF = {"residual": "residual", "attn-out": "attention", "mlp-out": "mlp", "heads": "head_input"}
@@ -124,8 +124,9 @@ def patch_jax_model(model: Any, names: dict[str, str], patch: str, clean_ids: li
     across = heads if on_input else len(clean_ids)
     places = patch_places(len(paths), across)
     values: list[float] = []
-    for start in range(0, len(places), ROWS):
-        chunk = places[start:start + ROWS]
+    rows = rows_per_pass(tuple(clean_logits.shape))
+    for start in range(0, len(places), rows):
+        chunk = places[start:start + rows]
 
         def patcher(layer: int) -> Callable[[Any], Any]:
             rows = [b for b, (at, _) in enumerate(chunk) if at == layer]

@@ -4,7 +4,7 @@ corrupted input again with one activation replaced by its clean value, for every
 Why batched: a 2-layer, 32-position model has 64 places to patch, an 8-head one 16 per layer; one
 forward pass per place would pay the model's fixed cost (Python, hooks, small matrix products) 64
 times. Instead the corrupted input is repeated as many rows as places (up to :data:`ROWS` per
-pass), and one hook per patched module replaces, in row ``b``, the activation at row ``b``'s own
+pass, fewer where the logits of that many rows would pass :data:`LOGITS_BUDGET`), and one hook per patched module replaces, in row ``b``, the activation at row ``b``'s own
 place only. Rows do not interact in a causal LM, so each row is the un-batched patched run.
 
 What is patched, per layer (the modules come from :mod:`...execute.worker.causal_lm`):
@@ -25,8 +25,16 @@ from typing import Any
 
 from ...execute.worker.causal_lm import first_tensor, with_first
 
-#: the most patched rows in one forward pass (memory grows with rows x positions x vocabulary)
+#: the most patched rows in one forward pass
 ROWS = 64
+#: the most logits one forward pass may return (rows x positions x vocabulary; 128 MB of float32): a
+#: real vocabulary over a long input gets fewer rows per pass
+LOGITS_BUDGET = 1 << 25
+
+
+def rows_per_pass(logits_shape: tuple[int, ...]) -> int:
+    """How many patched rows go in one forward pass, given one row's logits ``[1, T, V]``."""
+    return max(1, min(ROWS, LOGITS_BUDGET // max(1, logits_shape[-2] * logits_shape[-1])))
 
 #: what each ``:patch:`` replaces: the layer's piece (a :class:`causal_lm.Layer` field), and whether
 #: it is the piece's input (the heads, side by side) rather than its output
@@ -113,12 +121,12 @@ def patcher(places: list[tuple[int, int]], layer: int, clean: Any, on_input: boo
 
 
 def patched_logits(model: Any, modules: list[Any], on_input: bool, corrupted: Any, kwargs: dict[str, Any],
-                   clean: list[Any], places: list[tuple[int, int]], head_width: int) -> list[Any]:
+                   clean: list[Any], places: list[tuple[int, int]], head_width: int, rows: int) -> list[Any]:
     """The logits ``[T, V]`` of the corrupted input with each place patched, in the order of ``places``:
-    :data:`ROWS` places per forward pass, each row patching its own."""
+    ``rows`` places per forward pass, each row patching its own."""
     found: list[Any] = []
-    for start in range(0, len(places), ROWS):
-        chunk = places[start:start + ROWS]
+    for start in range(0, len(places), rows):
+        chunk = places[start:start + rows]
         handles = []
         for layer, module in enumerate(modules):
             if any(at == layer for at, _ in chunk):
@@ -170,7 +178,8 @@ def patch_model(model: Any, parts: Any, patch: str, clean_ids: list[int], corrup
                                  "in its config, no num_heads on its attention)")
             across, head_width = parts.heads, clean[0].shape[-1] // parts.heads
         places = patch_places(len(modules), across)
-        patched = patched_logits(model, modules, on_input, corrupted_t, kwargs, clean, places, head_width)
+        patched = patched_logits(model, modules, on_input, corrupted_t, kwargs, clean, places, head_width,
+                                 rows_per_pass(tuple(clean_logits.shape)))
         values = [metric_value(metric, logits) for logits in patched]
         baselines = metric_value(metric, clean_logits[0]), metric_value(metric, corrupted_logits[0])
     return {

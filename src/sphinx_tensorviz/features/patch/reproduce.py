@@ -49,9 +49,9 @@ def script() -> str:
             "ATTENTION_NAMES", "MLP_NAMES", "PartsNotFound", "Layer", "CausalLMParts", "PartNames", "module_at",
             "layer_count", "find_parts", "_longest_module_list", "_norm_after", "_unembedding", "_layer",
             "_child_named", "_last_projection", "head_count", "first_tensor", "with_first")),
-        *definitions(HERE / "patch_torch.py", ("ROWS", "SITES", "PatchError", "site_modules", "model_logits",
-                                               "record_clean", "patcher", "patched_logits", "metric_value", "patch_places",
-                                               "patch_model")),
+        *definitions(HERE / "patch_torch.py", (
+            "ROWS", "LOGITS_BUDGET", "rows_per_pass", "SITES", "PatchError", "site_modules", "model_logits",
+            "record_clean", "patcher", "patched_logits", "metric_value", "patch_places", "patch_model")),
         *definitions(HERE / "patch_jax.py", ("PATTERN_OF", "swapped", "jax_sites", "jax_patched", "jax_logits",
                                              "jax_record", "patch_jax_model")),
         *definitions(HERE / "metric.py", ("logit_diff",)),
