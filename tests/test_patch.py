@@ -10,7 +10,6 @@ GPT-NeoX) and the course's induction model after a short training (``:model: @in
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys

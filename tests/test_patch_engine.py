@@ -58,7 +58,8 @@ def by_hand(model: Any, module: Any, on_input: bool, change: Any) -> float:
     if on_input:
         hook = module.register_forward_pre_hook(lambda m, args: (change(clean, args[0].clone()), *args[1:]))
     else:
-        hook = module.register_forward_hook(lambda m, args, out: with_first(out, change(clean, first_tensor(out).clone())))
+        hook = module.register_forward_hook(
+            lambda m, args, out: with_first(out, change(clean, first_tensor(out).clone())))
     with torch.no_grad():
         logits = model(torch.tensor([CORRUPTED]))
     hook.remove()

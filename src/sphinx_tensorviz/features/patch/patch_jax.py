@@ -51,8 +51,9 @@ def jax_sites(model: Any, names: dict[str, str], patch: str) -> tuple[list[str],
     for needed in ("residual", PATTERN_OF[patch]):
         if not names.get(needed):
             option = ":" + needed.replace("_", "-") + ":"
+            example = {"residual": "", "head_input": ".attn.out", "mlp": ".mlp"}.get(needed, ".attn")
             raise PatchError(f"a JAX model names its pieces: give {option} (a module pattern such as "
-                             f"blocks.{{i}}{'' if needed == 'residual' else '.attn.out' if needed == 'head_input' else '.attn'})")
+                             f"blocks.{{i}}{example})")
     layers = layer_count(model, names["residual"])
     if not layers:
         raise PatchError(f":residual: {names['residual']!r} names no module for layer 0")

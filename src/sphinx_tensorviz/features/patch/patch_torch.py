@@ -3,9 +3,10 @@ corrupted input again with one activation replaced by its clean value, for every
 
 Why batched: a 2-layer, 32-position model has 64 places to patch, an 8-head one 16 per layer; one
 forward pass per place would pay the model's fixed cost (Python, hooks, small matrix products) 64
-times. Instead the corrupted input is repeated as many rows as places (up to :data:`ROWS` per
-pass, fewer where the logits of that many rows would pass :data:`LOGITS_BUDGET`), and one hook per patched module replaces, in row ``b``, the activation at row ``b``'s own
-place only. Rows do not interact in a causal LM, so each row is the un-batched patched run.
+times. Instead the corrupted input is repeated as many rows as places (up to :data:`ROWS` per pass,
+fewer where the logits of that many rows would pass :data:`LOGITS_BUDGET`), and one hook per
+patched module replaces, in row ``b``, the activation at row ``b``'s own place only. Rows do not
+interact in a causal LM, so each row is the un-batched patched run.
 
 What is patched, per layer (the modules come from :mod:`...execute.worker.causal_lm`):
 
@@ -85,8 +86,8 @@ def record_clean(model: Any, modules: list[Any], on_input: bool, ids: Any,
         for handle in handles:
             handle.remove()
     if len(kept) != len(modules):
-        raise PatchError(f"not one activation per layer was recorded (layers: {len(modules)}, recorded: {len(kept)}): "
-                         "a patched module ran more or less than once per forward pass")
+        raise PatchError(f"not one activation per layer was recorded (layers: {len(modules)}, recorded: "
+                         f"{len(kept)}): a patched module ran more or less than once per forward pass")
     return logits, kept
 
 
@@ -148,7 +149,8 @@ def metric_value(metric: Callable[[Any], Any], logits: Any) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise PatchError(f"the metric returned {type(value).__name__}, not one number (a float or a 0-d tensor)") from None
+        raise PatchError(f"the metric returned {type(value).__name__}, not one number (a float or a 0-d "
+                         "tensor)") from None
     if number != number or number in (float("inf"), float("-inf")):
         raise PatchError(f"the metric returned {number}: give a metric that is finite for these inputs")
     return number
