@@ -29,6 +29,7 @@ from sphinx_tensorviz.cli import build_parser
 from sphinx_tensorviz.config import config_values
 from sphinx_tensorviz.core.config_values import ConfigValue
 from sphinx_tensorviz.features.attention.directive import AttentionDirective
+from sphinx_tensorviz.features.patch.directive import PatchDirective
 from sphinx_tensorviz.features.graph.activations.directive import ActivationsDirective
 from sphinx_tensorviz.features.graph.directive import GraphDirective
 from sphinx_tensorviz.features.graph.tour.directive import StepDirective, StepsDirective
@@ -47,6 +48,7 @@ DIRECTIVES: dict[str, type] = {
     "tv-heatmap": HeatmapDirective,
     "tv-graph": GraphDirective,
     "tv-attention": AttentionDirective,
+    "tv-patch": PatchDirective,
     "tv-steps": StepsDirective,
     "tv-step": StepDirective,
     "tv-activations": ActivationsDirective,

@@ -27,6 +27,18 @@ def test_definitions_are_cut_as_get_source_segment_cuts_them(text: str) -> None:
         assert reproduce._segment(lines, node) == ast.get_source_segment(text, node)
 
 
+def test_a_definition_is_cut_with_its_decorators(tmp_path: Path) -> None:
+    """A dataclass cut without ``@dataclass`` takes no arguments (``run.py`` of ``tv-patch`` builds one)."""
+    module = tmp_path / "m.py"
+    module.write_text("from dataclasses import dataclass\n\n\n@dataclass(frozen=True)\nclass P:\n    x: int = 0\n"
+                      "\n\ndef f():\n    return 1\n", "utf-8")
+    klass, function = reproduce.definitions(module, ("P", "f"))
+    assert klass.startswith("@dataclass(frozen=True)\nclass P:") and function.startswith("def f():")
+    namespace: dict = {}
+    exec("from dataclasses import dataclass\n" + klass, namespace)
+    assert namespace["P"](x=3).x == 3
+
+
 def test_run_py_carries_the_named_definitions() -> None:
     loader, = reproduce.definitions(EXECUTE / "worker" / "loader.py", ("import_file",))
     assert loader.startswith("def import_file(") and "\n" in loader

@@ -173,7 +173,9 @@ def definitions(module_file: Path, names: tuple[str, ...]) -> tuple[str, ...]:
     found: dict[str, str] = {}
     for node in ast.parse(text).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            found[node.name] = _segment(lines, node)
+            # with its decorators' lines: a ``@dataclass`` cut without one is a class that takes no arguments
+            decorated = min((d.lineno for d in node.decorator_list), default=node.lineno) - 1
+            found[node.name] = "".join(lines[decorated:node.lineno - 1]) + _segment(lines, node)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             found[node.targets[0].id] = _segment(lines, node)
     return tuple(found[name] for name in names)
