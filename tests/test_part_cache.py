@@ -254,7 +254,9 @@ def test_the_course_is_the_same_with_kept_parts(tmp_path: Path, drawn: list[str]
     course = Path(__file__).resolve().parents[1] / "lessons"
     src = tmp_path / "course"
     shutil.copytree(course, src, ignore=shutil.ignore_patterns("_build", "__pycache__", "failures"))
-    overrides = {"tensorviz_execution_mode": "cache-only", "html_theme": theme}
+    # (the lessons' notebooks are written again into a fresh output folder, from the kinds' parts: not
+    # the pages' parts this test is about; tests/test_notebook.py checks them)
+    overrides = {"tensorviz_execution_mode": "cache-only", "html_theme": theme, "tensorviz_notebooks": False}
 
     def pages(**more: Any) -> dict[str, bytes]:
         built = run_sphinx(src, builder, confoverrides={**overrides, **more})
