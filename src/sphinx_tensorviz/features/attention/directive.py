@@ -6,34 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...core.hashing import sha256_text
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
-from ...read.sources import local_imports, resolve_inside
+from ...read.lm_options import add_function_files, course_function, token_inputs, token_labels
 from ...read.sweep import sweep_option
 from ...read.trained import model_option, use_model
 from . import KIND
-
-
-def token_inputs(argument: str | None) -> list[int] | list[dict[str, Any]]:
-    """Token ids (``[5, 3, 9, 5, 3]``), or the input specs ``tv-graph`` takes."""
-    value = opt.load_yaml((argument or "").strip())
-    if isinstance(value, list) and value and all(isinstance(n, int) and not isinstance(n, bool) for n in value):
-        if any(n < 0 for n in value):
-            raise ValueError("token ids are non-negative integers")
-        return value
-    return opt.input_specs(argument)
-
-
-def token_labels(argument: str | None) -> list[str] | str:
-    """A list of labels (``[the, cat, sat]`` or ``the, cat, sat``), or ``file.py:function`` that returns
-    them. Labels are read as strings, whatever they look like: a token ``on`` or ``1e3`` is not YAML's
-    ``true`` or a number."""
-    text = (argument or "").strip()
-    where, sep, name = text.rpartition(":")
-    if sep and where.endswith(".py") and name.isidentifier():
-        return text
-    return opt.name_list_commas(text)
 
 
 def indices(argument: str | None) -> list[int]:
@@ -75,7 +53,7 @@ class AttentionDirective(ExecutedDirective):
         if "inputs" not in values:
             raise ValueError(":inputs: gives the token ids, e.g. [5, 3, 9, 5, 3] (or input specs)")
         if isinstance(values.get("tokens"), str):
-            values["tokens"] = self.tokens_function(values["tokens"])
+            values["tokens"] = course_function(self, values["tokens"])
         return values
 
     def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
@@ -87,22 +65,9 @@ class AttentionDirective(ExecutedDirective):
                 result[key] = values[option]
         return result
 
-    def tokens_function(self, reference: str) -> str:
-        """``file.py:function`` with the file made relative to the course folder (it must be inside)."""
-        given, _, function = reference.rpartition(":")
-        _, absolute = self.env.relfn2path(given, self.env.docname)
-        self.env.note_dependency(absolute)
-        path = resolve_inside(Path(self.env.srcdir), Path(absolute), given)
-        return f"{path.relative_to(Path(self.env.srcdir).resolve()).as_posix()}:{function}"
-
     def gather_code(self, values: dict[str, Any]) -> tuple[str, dict[str, str], str | None, Path]:
         """The model's code plus the ``:tokens:`` file and what it imports, so editing them re-runs."""
         entry, files, inline, importer = super().gather_code(values)
         if isinstance(values.get("tokens"), str):
-            srcdir = Path(self.env.srcdir).resolve()
-            path = srcdir / values["tokens"].rpartition(":")[0]
-            files.setdefault(path.relative_to(srcdir).as_posix(), sha256_text(path.read_text("utf-8")))
-            for module in local_imports(path.read_text("utf-8"), path, srcdir):
-                self.env.note_dependency(str(module))
-                files.setdefault(module.relative_to(srcdir).as_posix(), sha256_text(module.read_text("utf-8")))
+            add_function_files(self, files, values["tokens"])
         return entry, files, inline, importer

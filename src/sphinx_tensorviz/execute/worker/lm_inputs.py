@@ -1,8 +1,9 @@
-"""The model, its inputs and its token labels, from a job (in the worker).
+"""A language model, its token inputs and their labels, from a job (in the worker).
 
-:func:`build_model` is the one place a model reference is resolved: ``file.py:factory`` in the
-lesson's module, with a recorded training run's weights loaded for ``:model: @name``
-(:func:`...execute.worker.trained.model_factory`), so that every other part of the kind stays as it is.
+Shared by the kinds that run a model over token ids (``tv-attention``, ``tv-lens``): :func:`build_model`
+is the one place a model reference is resolved: ``file.py:factory`` in the lesson's module, with a
+recorded training run's weights loaded for ``:model: @name`` (:func:`.trained.model_factory`), so that
+every other part of a kind stays as it is.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ...core.protocol import Job
-from ...execute.worker.inputs import InputSpecError, build_call
-from ...execute.worker.loader import BadResult, import_file, seeded_arguments
-from ...execute.worker.trained import model_factory
+from .inputs import InputSpecError, build_call
+from .loader import BadResult, import_file, seeded_arguments
+from .trained import model_factory
 
 
 def build_model(module: types.ModuleType, job: Job) -> Any:
@@ -45,6 +46,16 @@ def model_call(options: dict[str, Any], backend: str, seed: int) -> tuple[tuple[
     return args, {**kwargs, **(options.get("call_args") or {})}
 
 
+def project_function(job: Job, reference: str, option: str) -> Any:
+    """The function a ``file.py:function`` option names (the file relative to the course folder)."""
+    where, _, name = reference.rpartition(":")
+    function = getattr(import_file(Path(job.srcdir or ".") / where, f"tensorviz_{option}_{Path(where).stem}"),
+                       name, None)
+    if not callable(function):
+        raise BadResult(f":{option}: no function named {name!r} in {where}")
+    return function
+
+
 def token_labels(job: Job, length: int) -> list[str]:
     """``:tokens:`` as given, or from ``file.py:function`` (called with ``ids`` if it takes them); else
     the token ids, or the positions."""
@@ -52,10 +63,7 @@ def token_labels(job: Job, length: int) -> list[str]:
     ids = token_ids(job.options)
     if isinstance(spec, str):
         where, _, name = spec.rpartition(":")
-        function = getattr(import_file(Path(job.srcdir or ".") / where, f"tensorviz_tokens_{Path(where).stem}"),
-                           name, None)
-        if not callable(function):
-            raise BadResult(f":tokens: no function named {name!r} in {where}")
+        function = project_function(job, spec, "tokens")
         takes_ids = "ids" in inspect.signature(function).parameters
         spec = function(ids=ids) if takes_ids else function()
         if not isinstance(spec, (list, tuple)):
