@@ -94,9 +94,17 @@ def layer_count(model: Any, pattern: str) -> int:
         count += 1
 
 
-def find_parts(model: Any, names: PartNames | None = None) -> CausalLMParts:
+#: ``find_parts(final_norm=NO_NORM)``: the model has no final norm (nothing is searched for)
+NO_NORM = object()
+
+
+def find_parts(model: Any, names: PartNames | None = None, *, final_norm: Any = None,
+               unembed: Any = None) -> CausalLMParts:
     """The model's layers, final norm, unembedding and per-layer attention/MLP, by the author's
-    names where given and by the shared shape otherwise."""
+    names where given and by the shared shape otherwise. ``final_norm`` and ``unembed``: callables
+    (``hidden -> hidden``, ``hidden -> logits``) that stand in for those pieces where the model has no
+    module that computes them (an unembedding tied to the embedding's matrix, as a function);
+    ``final_norm=NO_NORM``: there is none."""
     names = names or PartNames()
     how: dict[str, str] = {}
     if names.residual:
@@ -113,8 +121,9 @@ def find_parts(model: Any, names: PartNames | None = None) -> CausalLMParts:
         after = path.rpartition(".")[2]
         how["layers"] = f"{path}.{{i}}"
     layers = [_layer(model, i, block, names) for i, block in enumerate(blocks)]
-    unembed = _unembedding(model, names)
-    norm = (module_at(model, names.final_norm) if names.final_norm
+    unembed = unembed if unembed is not None else _unembedding(model, names)
+    norm = (None if final_norm is NO_NORM else final_norm if final_norm is not None
+            else module_at(model, names.final_norm) if names.final_norm
             else _norm_after(parent, after) if parent is not None else None)
     return CausalLMParts(layers=layers, unembed=unembed, final_norm=norm, heads=head_count(model, layers), names=how)
 

@@ -1,0 +1,49 @@
+"""Unmodified transformers causal LMs from tiny configs (random weights, no hub download)."""
+
+import torch
+from transformers import (
+    GPT2Config,
+    GPT2LMHeadModel,
+    GPTNeoXConfig,
+    GPTNeoXForCausalLM,
+    LlamaConfig,
+    LlamaForCausalLM,
+    MistralConfig,
+    MistralForCausalLM,
+    Qwen2Config,
+    Qwen2ForCausalLM,
+)
+
+SMALL = {"vocab_size": 32, "hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 2,
+         "num_attention_heads": 2, "max_position_embeddings": 32}
+
+
+def llama(seed=0):
+    torch.manual_seed(seed)
+    return LlamaForCausalLM(LlamaConfig(**SMALL, num_key_value_heads=1))
+
+
+def mistral(seed=0):
+    torch.manual_seed(seed)
+    return MistralForCausalLM(MistralConfig(**SMALL, num_key_value_heads=1, head_dim=8))
+
+
+def qwen2(seed=0):
+    torch.manual_seed(seed)
+    return Qwen2ForCausalLM(Qwen2Config(**SMALL, num_key_value_heads=1))
+
+
+def gpt_neox(seed=0):
+    torch.manual_seed(seed)
+    return GPTNeoXForCausalLM(GPTNeoXConfig(**SMALL))
+
+
+def gpt2(seed=0):
+    torch.manual_seed(seed)
+    return GPT2LMHeadModel(GPT2Config(vocab_size=32, n_positions=32, n_embd=16, n_layer=3, n_head=2,
+                                      bos_token_id=0, eos_token_id=0))
+
+
+def letters(ids):
+    """A label per token id: a lower-case letter, then its id."""
+    return ["abcdefghijklmnopqrstuvwxyz"[n] if n < 26 else f"t{n}" for n in ids]
