@@ -164,7 +164,9 @@ def test_targets_labels_and_pieces_are_recorded(built: dict[str, Any]) -> None:
     neox = artifact_of(built, "gpt_neox")["data"]
     assert neox["targets"] == [7, 1, 9, 3] and neox["positions"] == [0, 1, 2, 3]
     named = artifact_of(built, "Named")
-    assert named["data"]["residual"] == "stack.{i}" and [c["passed"] for c in named["checks"]] == [True]
+    assert named["data"]["residual"] == "stack.{i}" and [c["passed"] for c in named["checks"]] == [True, True]
+    # a check in a file of its own is hashed with the figure, so editing it runs the figure again
+    assert set(named["request"]["files"]) == {"models/named.py", "models/claims.py"}
 
 
 @pytest.mark.sphinx

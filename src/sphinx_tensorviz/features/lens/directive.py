@@ -90,6 +90,9 @@ class LensDirective(ExecutedDirective):
         for option in FUNCTIONS:
             if isinstance(values.get(option), str) and is_function_reference(values[option]):
                 values[option] = course_function(self, values[option])
+        if "checks" in values:  # a check in a file of its own: its path from the course folder
+            values["checks"] = [course_function(self, name) if is_function_reference(name) else name
+                                for name in values["checks"]]
         return values
 
     def result_values(self, values: dict[str, Any]) -> dict[str, Any]:
@@ -101,9 +104,11 @@ class LensDirective(ExecutedDirective):
         return result
 
     def gather_code(self, values: dict[str, Any]) -> tuple[str, dict[str, str], str | None, Path]:
-        """The model's code plus every ``file.py:function`` option's file and what it imports."""
+        """The model's code plus every ``file.py:function`` option's (and check's) file and what it
+        imports, so that editing them re-runs."""
         entry, files, inline, importer = super().gather_code(values)
-        for option in FUNCTIONS:
-            if isinstance(values.get(option), str) and is_function_reference(values[option]):
-                add_function_files(self, files, values[option])
+        given = [values[option] for option in FUNCTIONS if isinstance(values.get(option), str)]
+        for reference in [*given, *values.get("checks", [])]:
+            if is_function_reference(reference):
+                add_function_files(self, files, reference)
         return entry, files, inline, importer
