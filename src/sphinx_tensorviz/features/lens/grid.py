@@ -58,7 +58,7 @@ def lens_drawing(data: dict[str, Any], *, title: str, alt: str, colormap: str) -
     bar_x = left + grid_w + 24
     bar_h = max(grid_h, 120)
     bar = colour_bar(scale, bar_x, top, bar_h, "probability of the target", [fmt(v) for v in (1.0, 0.5, 0.0)])
-    return Drawing(width=bar_x + 16 + 8 + 3 * CHAR_W + 10 + FONT + PAD + 8, height=top + bar_h + PAD, title=title,
+    return Drawing(width=bar_x + 16 + 8 + 3 * CHAR_W + 10 + FONT + PAD + 18, height=top + bar_h + PAD, title=title,
                    desc=alt, id_prefix=svg.ID_TOKEN, cls="tv-svg-lens", font_family=FONT_FAMILY, font_size=FONT,
                    compact=True, children=(Group(tuple(shapes), cls="tv-labels", fill="currentColor"),
                                            Group(tuple(cells), cls="tv-cells"), *bar))
