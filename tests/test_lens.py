@@ -147,13 +147,13 @@ def load(path: Path) -> Any:
 def test_the_root_builds_clean_under_w(built: dict[str, Any]) -> None:
     build: Build = built["build"]
     assert build.statuscode == 0 and build.tensorviz_warnings() == [], build.warnings
-    assert build.summary == (10, 0, 0)  # nine lenses and the training
+    assert build.summary == (11, 0, 0)  # ten lenses and the training
     for artifact in built["artifacts"]:
         assert schema_errors(artifact) == [], artifact["request"]["function"]
 
 
 @pytest.mark.sphinx
-@pytest.mark.parametrize("factory", [*LIBRARY, "Named"])
+@pytest.mark.parametrize("factory", [*LIBRARY, "gemma2", "Named"])
 def test_the_last_row_is_the_models_own_prediction(built: dict[str, Any], factory: str) -> None:
     """A direct forward pass of the same model (same seed, eval mode): softmax of its logits at each
     drawn position gives the last row's target probability and top-k."""
@@ -224,11 +224,11 @@ def test_jax_models_that_name_their_pieces(built: dict[str, Any], factory: str, 
 def test_the_page_draws_words_and_tables(built: dict[str, Any]) -> None:
     page = html_lib.unescape(built["build"].html("library"))
     grids = re.findall(r'<svg[^>]*class="tv-svg-lens".*?</svg>', page, re.S)
-    assert len(grids) == 6 and all(g.count("tv-colour-bar") == 1 for g in grids)
+    assert len(grids) == 7 and all(g.count("tv-colour-bar") == 1 for g in grids)
     (desc,) = [d for d in re.findall(r"<desc[^>]*>(.*?)</desc>", page, re.S) if "3 layers by 5 positions (a b" in d]
     assert "the probability of the next input token" in desc and "After the last layer" in desc
     assert "the probability of token 7" in page
-    assert page.count("Data: the top 5 tokens") == 5 and page.count("Data: the top 3 tokens") == 1
+    assert page.count("Data: the top 5 tokens") == 6 and page.count("Data: the top 3 tokens") == 1
     assert "0:a \u2192 h" in page  # a row of the tables: position, its token, its target (id 7, labelled h)
 
 
@@ -236,7 +236,7 @@ def test_the_page_draws_words_and_tables(built: dict[str, Any]) -> None:
 @pytest.mark.parametrize("builder", ["latex", "text", "man"])
 def test_latex_text_and_man_from_the_stored_artifacts(built: dict[str, Any], builder: str) -> None:
     build = run_sphinx(built["src"], builder, warningiserror=True)
-    assert build.statuscode == 0 and build.summary == (0, 10, 0), build.warnings
+    assert build.statuscode == 0 and build.summary == (0, 11, 0), build.warnings
     if builder == "text":
         text = (build.outdir / "library.txt").read_text("utf-8")
         assert "The target is" in text and "Data: the top 3 tokens" in text
@@ -268,8 +268,8 @@ def test_tensorviz_show_and_verify(built: dict[str, Any], capsys: pytest.Capture
     assert "lens, 3 layers x 5 positions (float32)" in out and "After the last layer" in out
     code = main(["verify", str(built["src"]), "--doc", "library"])
     out = capsys.readouterr().out
-    assert code == 0 and "6 of 6 artifacts reproduced" in out, out
-    assert out.count("float32 values in data.probabilities within") == 6, out
+    assert code == 0 and "7 of 7 artifacts reproduced" in out, out
+    assert out.count("float32 values in data.probabilities within") == 7, out
 
 
 @pytest.mark.sphinx
@@ -281,10 +281,10 @@ def test_a_rebuild_with_a_fresh_store_writes_the_same_bytes(built: dict[str, Any
         (src / f"{page}.md").unlink()
     write(src / "index.md", "# Lens\n\n```{toctree}\nlibrary\n```\n")
     build = run_sphinx(src, warningiserror=True)
-    assert build.summary == (6, 0, 0), build.warnings
+    assert build.summary == (7, 0, 0), build.warnings
     first = {p.name: p for p in store_dir(built["src"]).glob("*.json")}
     again = sorted(store_dir(src).glob("*.json"))
-    assert len(again) == 6
+    assert len(again) == 7
     for path in again:
         assert without_generated_at(path) == without_generated_at(first[path.name]), path.name
 
@@ -338,6 +338,12 @@ BAD = """# Bad
 :inputs: [1, 2, 3]
 :top-k: 50
 ```
+
+```{tv-lens}
+:model: models/hf.py:gemma2
+:inputs: [1, 2, 3]
+:call-args: {use_cache: false}
+```
 """
 
 BAD_MODELS = '''
@@ -385,14 +391,17 @@ BAD_WARNINGS = [
     ("limit", "a logit lens of 3 layers over 7 positions has 21 cells, over tensorviz_max_lens_cells = 20"),
     ("option", "a JAX model names its pieces: :residual: (e.g. layers.{i}) and :unembed:"),
     ("option", "at most 20 tokens per cell; got 50"),
+    ("bad_result", "the last layer read out through the final norm Gemma2RMSNorm and the unembedding Linear is "
+                   "not the model's own logits"),
 ]
 
 
 @pytest.mark.sphinx
 def test_bad_input_gives_located_warnings_and_no_artifact(tmp_path: Path) -> None:
     """A missing piece names the option that names it; a target outside the vocabulary or the
-    positions, too many cells, a JAX model without names, too long a top-k: each a warning at its
-    directive's line, the build finished, nothing stored."""
+    positions, too many cells, a JAX model without names, too long a top-k, a model whose logits are
+    more than its found read-out (Gemma 2's soft-cap): each a warning at its directive's line, the
+    build finished, nothing stored."""
     src = lens_root(tmp_path / "src")
     for page in ("library", "course", "nnx"):
         (src / f"{page}.md").unlink()

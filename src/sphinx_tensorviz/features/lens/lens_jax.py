@@ -35,15 +35,16 @@ def kept_outputs(blocks: list[Any]) -> Iterator[dict[int, Any]]:
             object.__setattr__(block, "__class__", cls)
 
 
-def jax_lens(model: Any, parts: CausalLMParts, ids: list[int]) -> tuple[list[Any], str]:
-    """Every layer's read-out logits ``[T, V]`` (first batch row), and the dtype they are in."""
+def jax_lens(model: Any, parts: CausalLMParts, ids: list[int]) -> tuple[list[Any], str, Any]:
+    """Every layer's read-out logits ``[T, V]`` (first batch row), the dtype they are in, and what the
+    model itself returned."""
     import jax.numpy as jnp
 
     with kept_outputs([layer.block for layer in parts.layers]) as kept:
-        model(jnp.asarray([ids], dtype=jnp.int32))
+        output = model(jnp.asarray([ids], dtype=jnp.int32))
     missing = [n for n in range(len(parts.layers)) if n not in kept]
     if missing:
         raise BadResult(f"layer {missing[0]}'s module ({parts.names.get('layers')}) was not called in the "
                         "forward pass; check :residual:")
     logits = [parts.read_out(kept[n])[0] for n in range(len(parts.layers))]
-    return logits, dtype_name(logits[-1])
+    return logits, dtype_name(logits[-1]), output

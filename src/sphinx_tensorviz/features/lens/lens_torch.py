@@ -15,8 +15,9 @@ from ...execute.worker.results import dtype_name
 
 
 def torch_lens(model: Any, parts: CausalLMParts, args: tuple[Any, ...],
-               kwargs: dict[str, Any]) -> tuple[list[Any], str]:
-    """Every layer's read-out logits ``[T, V]`` (first batch row), and the dtype they are in."""
+               kwargs: dict[str, Any]) -> tuple[list[Any], str, Any]:
+    """Every layer's read-out logits ``[T, V]`` (first batch row), the dtype they are in, and what the
+    model itself returned (its logits are what the last row must be)."""
     import torch
 
     kept: dict[int, Any] = {}
@@ -33,7 +34,7 @@ def torch_lens(model: Any, parts: CausalLMParts, args: tuple[Any, ...],
     handles = [layer.block.register_forward_hook(keeper(n)) for n, layer in enumerate(parts.layers)]
     try:
         with torch.no_grad():
-            model(*args, **kwargs)
+            output = model(*args, **kwargs)
             missing = [n for n in range(len(parts.layers)) if n not in kept]
             if missing:
                 raise BadResult(f"layer {missing[0]}'s block did not run in the forward pass; name the blocks "
@@ -42,4 +43,4 @@ def torch_lens(model: Any, parts: CausalLMParts, args: tuple[Any, ...],
     finally:
         for handle in handles:
             handle.remove()
-    return logits, dtype_name(logits[-1])
+    return logits, dtype_name(logits[-1]), output

@@ -45,3 +45,9 @@ def lens_parts(model: Any, job: Job) -> CausalLMParts:
     if not parts.layers:
         raise BadResult("the model has no layers to read the residual stream after; name them with :residual:")
     return parts
+
+
+def pieces_words(parts: CausalLMParts) -> str:
+    """The read-out's pieces in words, for messages: ``the final norm LlamaRMSNorm and Linear``."""
+    norm = f"the final norm {type(parts.final_norm).__name__} and " if parts.final_norm is not None else ""
+    return f"{norm}the unembedding {type(parts.unembed).__name__}"

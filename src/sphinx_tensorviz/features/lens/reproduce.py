@@ -46,9 +46,9 @@ def reproduce():
     if RECORD["backend"] == "torch":
         import torch
 
-        logits, _ = torch_lens(model, parts, (torch.tensor([ids]),), dict(options.get("call_args") or {}))
+        logits, _, _ = torch_lens(model, parts, (torch.tensor([ids]),), dict(options.get("call_args") or {}))
     else:
-        logits, _ = jax_lens(model, parts, ids)
+        logits, _, _ = jax_lens(model, parts, ids)
     k = min(options.get("top_k") or 5, int(logits[0].shape[-1]))
     chosen, _, top, _, _ = lens_arrays([_array(layer) for layer in logits], ids, options.get("target"), k)
     return {"probabilities": chosen.tolist(), "topProbabilities": top.tolist()}

@@ -20,9 +20,10 @@ from ...execute.worker.lm_inputs import build_model, model_call, project_functio
 from ...execute.worker.loader import BadResult
 from ...execute.worker.results import to_numpy
 from . import CELLS, DEFAULT_CELLS
+from .agreement import check_last_row
 from .checks import cells_problem
 from .data import lens_data
-from .pieces import lens_parts
+from .pieces import lens_parts, pieces_words
 
 
 class LensProbabilities(np.ndarray):
@@ -42,7 +43,9 @@ def run_lens(module: types.ModuleType, job: Job) -> dict[str, Any]:
         raise BadResult(":inputs: gives the token ids, e.g. [5, 3, 9, 5, 3]")
     model = build_model(module, job)
     parts = lens_parts(model, job)
-    logits, dtype = read_out(model, parts, job)
+    logits, dtype, output = read_out(model, parts, job)
+    arrays = [to_numpy(layer) for layer in logits]
+    check_last_row(arrays[-1], output, dtype, pieces_words(parts))
     limit = Limits.from_job(job.limits).figures.get(CELLS, DEFAULT_CELLS)
 
     def check_size(layers: int, positions: int) -> None:
@@ -50,7 +53,7 @@ def run_lens(module: types.ModuleType, job: Job) -> dict[str, Any]:
         if problem:
             raise LimitExceeded(problem, CELLS)
 
-    data, chosen, top1 = lens_data([to_numpy(layer) for layer in logits], dtype, ids, token_labels(job, len(ids)),
+    data, chosen, top1 = lens_data(arrays, dtype, ids, token_labels(job, len(ids)),
                                    job.options, vocabulary(job), parts.names.get("layers", ""), check_size)
     produced: dict[str, Any] = {"data": data}
     if job.options.get("checks"):
@@ -60,8 +63,8 @@ def run_lens(module: types.ModuleType, job: Job) -> dict[str, Any]:
     return produced
 
 
-def read_out(model: Any, parts: Any, job: Job) -> tuple[list[Any], str]:
-    """Every layer's logits ``[T, V]`` by the backend's capture."""
+def read_out(model: Any, parts: Any, job: Job) -> tuple[list[Any], str, Any]:
+    """Every layer's logits ``[T, V]`` by the backend's capture, their dtype and the model's output."""
     if job.backend == "torch":
         from .lens_torch import torch_lens
 

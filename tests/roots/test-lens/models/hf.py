@@ -2,6 +2,8 @@
 
 import torch
 from transformers import (
+    Gemma2Config,
+    Gemma2ForCausalLM,
     GPT2Config,
     GPT2LMHeadModel,
     GPTNeoXConfig,
@@ -42,6 +44,19 @@ def gpt2(seed=0):
     torch.manual_seed(seed)
     return GPT2LMHeadModel(GPT2Config(vocab_size=32, n_positions=32, n_embd=16, n_layer=3, n_head=2,
                                       bos_token_id=0, eos_token_id=0))
+
+
+def gemma2(seed=0):
+    """Gemma 2 soft-caps its logits after the unembedding (``final_logit_softcapping``); a cap this small
+    (random weights give small logits) makes the cap change them, as a trained model's large logits do."""
+    torch.manual_seed(seed)
+    return Gemma2ForCausalLM(Gemma2Config(**SMALL, num_key_value_heads=1, head_dim=8, final_logit_softcapping=0.05))
+
+
+def gemma2_unembed(model, hidden):
+    """Gemma 2's read-out: the unembedding, then the model's soft-cap of the logits."""
+    cap = model.config.final_logit_softcapping
+    return torch.tanh(model.lm_head(hidden) / cap) * cap
 
 
 def letters(ids):
