@@ -21,7 +21,7 @@ def consistency_errors(data: dict[str, Any]) -> list[str]:
     problems = []
     tokens, inputs, positions = data["tokens"], data["inputs"], data["positions"]
     if len(tokens) != len(inputs):
-        problems.append(f"data/tokens: {len(tokens)} labels for {len(inputs)} inputs")
+        problems.append(f"data/tokens: {plural(len(tokens), 'label')} for {plural(len(inputs), 'input')}")
     if len(data["targets"]) != len(positions) or any(not 0 <= p < len(inputs) for p in positions):
         problems.append("data/positions: not one target per position, or a position not in the inputs")
     layers = len(data["probabilities"])
@@ -49,7 +49,7 @@ def cells_problem(layers: int, positions: int, limit: float) -> str | None:
     cells = layers * positions
     if cells <= limit:
         return None
-    return (f"a logit lens of {plural(layers, 'layer')} over {plural(positions, 'position')} has {cells:,} cells, "
+    return (f"a logit lens of {plural(layers, 'layer')} over {plural(positions, 'position')} has {plural(cells, 'cell')}, "
             f"over tensorviz_max_lens_cells = {int(limit):,}; give fewer tokens, or raise the limit in conf.py")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...core.words import plural
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
 from ...read.lm_options import (
@@ -39,7 +40,7 @@ def target_option(argument: str | None) -> int | list[int]:
 def top_k(argument: str | None) -> int:
     value = opt.positive_int(argument)
     if value > MAX_TOP_K:
-        raise ValueError(f"at most {MAX_TOP_K} tokens per cell; got {value}")
+        raise ValueError(f"at most {plural(MAX_TOP_K, 'token')} per cell; got {value}")
     return value
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ...core.words import plural
 from ...render.cache import artifact_key
 from ...render.checks import checks_list
 from ...render.colors import SEQUENTIAL_DEFAULT
@@ -41,7 +42,7 @@ def lens_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: 
         details.append(data_table(f"Data: the probability of {target_words(data)}", "position \u2192 target", rows,
                                   layers, [[fmt(p) for p in row] for row in by_position]))
         k = len(data["topIds"][0][0])
-        details.append(data_table(f"Data: the top {k} tokens and their probabilities", "position \u2192 target",
+        details.append(data_table(f"Data: the top {plural(k, 'token')} and their probabilities", "position \u2192 target",
                                   rows, layers, [[top_k_words(data, layer, column) for layer in range(len(layers))]
                                                  for column in range(len(rows))]))
     if artifact.get("checks"):

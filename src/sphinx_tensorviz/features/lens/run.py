@@ -84,5 +84,5 @@ def vocabulary(job: Job) -> Any:
         return None
     function = project_function(job, reference, "vocabulary")
     if len(inspect.signature(function).parameters) != 1:
-        raise BadResult(f":vocabulary: {reference} takes one argument, the list of token ids")
+        raise BadResult(f":vocabulary: {reference} must take one argument, the list of token ids")
     return function
