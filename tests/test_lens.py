@@ -178,13 +178,16 @@ def test_the_last_row_is_the_models_own_prediction(built: dict[str, Any], factor
 def test_targets_labels_and_pieces_are_recorded(built: dict[str, Any]) -> None:
     gpt2 = artifact_of(built, "gpt2")["data"]
     assert gpt2["tokens"] == list("abcdab") and len(gpt2["topIds"][0][0]) == 3
-    assert gpt2["residual"] == "transformer.h.{i}"
+    assert gpt2["residual"] == "transformer.h.{i}" and gpt2["readOut"] == "transformer.ln_f then lm_head"
+    assert artifact_of(built, "llama")["data"]["readOut"] == "model.norm then lm_head"
+    assert artifact_of(built, "make_model")["data"]["readOut"] == "unembed"  # the course's model has no norm
     assert all(gpt2["vocabulary"][str(n)] == "abcdefghijklmnopqrstuvwxyz"[n] for n in gpt2["targets"])
     mistral = artifact_of(built, "mistral")["data"]
     assert mistral["positions"] == list(range(6)) and mistral["targets"] == [7] * 6
     neox = artifact_of(built, "gpt_neox")["data"]
     assert neox["targets"] == [7, 1, 9, 3] and neox["positions"] == [0, 1, 2, 3]
     named = artifact_of(built, "Named")
+    assert named["data"]["readOut"] == "last_norm then models/named.py:tied_unembed"
     assert named["data"]["residual"] == "stack.{i}" and [c["passed"] for c in named["checks"]] == [True, True]
     # a check in a file of its own is hashed with the figure, so editing it runs the figure again
     assert set(named["request"]["files"]) == {"models/named.py", "models/claims.py"}
@@ -227,6 +230,7 @@ def test_the_page_draws_words_and_tables(built: dict[str, Any]) -> None:
     assert len(grids) == 7 and all(g.count("tv-colour-bar") == 1 for g in grids)
     (desc,) = [d for d in re.findall(r"<desc[^>]*>(.*?)</desc>", page, re.S) if "3 layers by 5 positions (a b" in d]
     assert "the probability of the next input token" in desc and "After the last layer" in desc
+    assert "read out through the model's final norm and unembedding (transformer.ln_f then lm_head)" in desc
     assert "the probability of token 7" in page
     assert page.count("Data: the top 5 tokens") == 6 and page.count("Data: the top 3 tokens") == 1
     assert "0:a \u2192 h" in page  # a row of the tables: position, its token, its target (id 7, labelled h)

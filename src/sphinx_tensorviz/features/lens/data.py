@@ -66,9 +66,10 @@ def check_targets(ids: list[int], target: Any, vocabulary: int) -> None:
 
 
 def lens_data(logits: list[Any], dtype: str, ids: list[int], tokens: list[str], options: dict[str, Any],
-              vocabulary: Callable[[list[int]], list[str]] | None, residual: str,
+              vocabulary: Callable[[list[int]], list[str]] | None, pieces: dict[str, str],
               check_size: Callable[[int, int], None]) -> tuple[dict[str, Any], Any, Any]:
-    """``data`` for the figure, and the arrays the checks receive (target probabilities, top-1 ids)."""
+    """``data`` for the figure (``pieces``: how the residual stream and the read-out were found, in words),
+    and the arrays the checks receive (target probabilities, top-1 ids)."""
     if len(tokens) != len(ids):
         raise BadResult(f":tokens: gives {plural(len(tokens), 'label')} for {plural(len(ids), 'position')}")
     if not all(np.isfinite(layer).all() for layer in logits):
@@ -84,7 +85,7 @@ def lens_data(logits: list[Any], dtype: str, ids: list[int], tokens: list[str], 
         "inputs": ids,
         "positions": positions_,
         "targets": targets,
-        "residual": residual,
+        **pieces,
         "probabilities": chosen.tolist(),
         "topIds": top_ids.tolist(),
         "topProbabilities": top_probs.tolist(),

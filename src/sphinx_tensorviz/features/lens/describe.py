@@ -91,6 +91,14 @@ def final_sentence(data: dict[str, Any]) -> str:
             f"(position {data['positions'][high]}).")
 
 
+def read_out_words(data: dict[str, Any]) -> str:
+    """The pieces the stream was read out through: as recorded (``model.norm then lm_head``), or in general."""
+    found = data.get("readOut")
+    if not found:
+        return "the model's final norm and unembedding"
+    return f"the model's {'final norm and unembedding' if ' then ' in found else 'unembedding'} ({found})"
+
+
 def _shape(data: dict[str, Any]) -> str:
     tokens = data["tokens"]
     return (f"{plural(len(data['probabilities']), 'layer')} by {plural(len(data['positions']), 'position')} "
@@ -100,7 +108,7 @@ def _shape(data: dict[str, Any]) -> str:
 def lens_alt(data: dict[str, Any]) -> str:
     """What the figure is, at which layer each position's target becomes top-1, the final probabilities."""
     return (f"Logit lens of {_shape(data)}: the probability of {target_words(data)} when the residual stream "
-            f"after each layer is read out through the model's final norm and unembedding. "
+            f"after each layer is read out through {read_out_words(data)}. "
             f"{settled_sentence(data)} {final_sentence(data)}")
 
 

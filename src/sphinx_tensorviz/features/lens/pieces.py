@@ -51,3 +51,17 @@ def pieces_words(parts: CausalLMParts) -> str:
     """The read-out's pieces in words, for messages: ``the final norm LlamaRMSNorm and Linear``."""
     norm = f"the final norm {type(parts.final_norm).__name__} and " if parts.final_norm is not None else ""
     return f"{norm}the unembedding {type(parts.unembed).__name__}"
+
+
+def pieces_found(model: Any, parts: CausalLMParts, job: Job) -> dict[str, str]:
+    """``residual`` (the blocks' pattern) and ``readOut`` (the final norm, if any, then the unembedding),
+    as the author named them or as found in the model (``model.norm then lm_head``), for the figure's words."""
+    paths = {id(module): name for name, module in model.named_modules()} if hasattr(model, "named_modules") else {}
+
+    def named(option: str, piece: Any) -> str:
+        given = job.options.get(option.replace("-", "_"))
+        return given if isinstance(given, str) else paths.get(id(piece), type(piece).__name__)
+
+    unembed = named("unembed", parts.unembed)
+    read_out = f"{named('final-norm', parts.final_norm)} then {unembed}" if parts.final_norm is not None else unembed
+    return {"residual": parts.names.get("layers", ""), "readOut": read_out}

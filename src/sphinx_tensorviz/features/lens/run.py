@@ -23,7 +23,7 @@ from . import CELLS, DEFAULT_CELLS
 from .agreement import check_last_row
 from .checks import cells_problem
 from .data import lens_data
-from .pieces import lens_parts, pieces_words
+from .pieces import lens_parts, pieces_found, pieces_words
 
 
 class LensProbabilities(np.ndarray):
@@ -54,7 +54,7 @@ def run_lens(module: types.ModuleType, job: Job) -> dict[str, Any]:
             raise LimitExceeded(problem, CELLS)
 
     data, chosen, top1 = lens_data(arrays, dtype, ids, token_labels(job, len(ids)),
-                                   job.options, vocabulary(job), parts.names.get("layers", ""), check_size)
+                                   job.options, vocabulary(job), pieces_found(model, parts, job), check_size)
     produced: dict[str, Any] = {"data": data}
     if job.options.get("checks"):
         given = chosen.view(LensProbabilities)
