@@ -131,3 +131,20 @@ def test_pieces_given_as_functions_stand_in_for_the_search() -> None:
         hidden = model.layers[1](model.layers[0](model.embed(ids)))
         torch.testing.assert_close(parts.read_out(hidden), model(ids))
     assert find_parts(model, unembed=parts.unembed).final_norm is model.norm  # the search, where not told
+
+
+def test_a_final_norm_registered_before_the_layers_is_found() -> None:
+    """OPT registers ``final_layer_norm`` before ``layers`` in its decoder: with no norm after the
+    layers, the one norm beside them is the final norm, and the read-out is the model's logits."""
+    torch.manual_seed(0)
+    model = transformers.OPTForCausalLM(transformers.OPTConfig(
+        vocab_size=32, hidden_size=16, ffn_dim=32, num_hidden_layers=2, num_attention_heads=2,
+        word_embed_proj_dim=16)).eval()
+    parts = find_parts(model)
+    assert parts.final_norm is model.model.decoder.final_layer_norm
+    kept: list[torch.Tensor] = []
+    handle = parts.layers[-1].block.register_forward_hook(lambda m, i, o: kept.append(first_tensor(o)))
+    with torch.no_grad():
+        logits = model(torch.tensor([[1, 5, 3, 7]]), use_cache=False).logits
+    handle.remove()
+    torch.testing.assert_close(parts.read_out(kept[-1]), logits)

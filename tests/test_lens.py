@@ -1,7 +1,7 @@
 """``tv-lens`` (issue 27): the logit lens of a causal language model, end to end.
 
 One real build of ``tests/roots/test-lens`` is shared: unmodified transformers causal LMs from tiny
-configs (Llama, GPT-2, Mistral, Qwen2, GPT-NeoX), a model that names its pieces (a tied unembedding
+configs (Llama, GPT-2, Mistral, Qwen2, GPT-NeoX, OPT, Gemma 2), a model that names its pieces (a tied unembedding
 given as a function), the course's induction model after a short recorded training (``:model:
 @induction``) and a Flax NNX model. Each lens's last row is checked against the model's own
 forward pass; bad input is a located warning; a rebuild with a fresh store writes the same bytes.
@@ -40,7 +40,7 @@ from sphinx_tensorviz.store.artifacts import schema_errors
 
 ROOT = Path(__file__).resolve().parent / "roots" / "test-lens"
 COURSE_MODEL = Path(__file__).resolve().parents[1] / "lessons" / "models" / "induction.py"
-LIBRARY = ("llama", "gpt2", "mistral", "qwen2", "gpt_neox")
+LIBRARY = ("llama", "gpt2", "mistral", "qwen2", "gpt_neox", "opt")
 
 
 # -- the arithmetic and the words, on hand-made data (no build) ---------------------------------------
@@ -147,7 +147,7 @@ def load(path: Path) -> Any:
 def test_the_root_builds_clean_under_w(built: dict[str, Any]) -> None:
     build: Build = built["build"]
     assert build.statuscode == 0 and build.tensorviz_warnings() == [], build.warnings
-    assert build.summary == (11, 0, 0)  # ten lenses and the training
+    assert build.summary == (12, 0, 0)  # eleven lenses and the training
     for artifact in built["artifacts"]:
         assert schema_errors(artifact) == [], artifact["request"]["function"]
 
@@ -227,12 +227,12 @@ def test_jax_models_that_name_their_pieces(built: dict[str, Any], factory: str, 
 def test_the_page_draws_words_and_tables(built: dict[str, Any]) -> None:
     page = html_lib.unescape(built["build"].html("library"))
     grids = re.findall(r'<svg[^>]*class="tv-svg-lens".*?</svg>', page, re.S)
-    assert len(grids) == 7 and all(g.count("tv-colour-bar") == 1 for g in grids)
+    assert len(grids) == 8 and all(g.count("tv-colour-bar") == 1 for g in grids)
     (desc,) = [d for d in re.findall(r"<desc[^>]*>(.*?)</desc>", page, re.S) if "3 layers by 5 positions (a b" in d]
     assert "the probability of the next input token" in desc and "After the last layer" in desc
     assert "read out through the model's final norm and unembedding (transformer.ln_f then lm_head)" in desc
     assert "the probability of token 7" in page
-    assert page.count("Data: the top 5 tokens") == 6 and page.count("Data: the top 3 tokens") == 1
+    assert page.count("Data: the top 5 tokens") == 7 and page.count("Data: the top 3 tokens") == 1
     assert "0:a \u2192 h" in page  # a row of the tables: position, its token, its target (id 7, labelled h)
 
 
@@ -240,7 +240,7 @@ def test_the_page_draws_words_and_tables(built: dict[str, Any]) -> None:
 @pytest.mark.parametrize("builder", ["latex", "text", "man"])
 def test_latex_text_and_man_from_the_stored_artifacts(built: dict[str, Any], builder: str) -> None:
     build = run_sphinx(built["src"], builder, warningiserror=True)
-    assert build.statuscode == 0 and build.summary == (0, 11, 0), build.warnings
+    assert build.statuscode == 0 and build.summary == (0, 12, 0), build.warnings
     if builder == "text":
         text = (build.outdir / "library.txt").read_text("utf-8")
         assert "The target is" in text and "Data: the top 3 tokens" in text
@@ -272,8 +272,8 @@ def test_tensorviz_show_and_verify(built: dict[str, Any], capsys: pytest.Capture
     assert "lens, 3 layers x 5 positions (float32)" in out and "After the last layer" in out
     code = main(["verify", str(built["src"]), "--doc", "library"])
     out = capsys.readouterr().out
-    assert code == 0 and "7 of 7 artifacts reproduced" in out, out
-    assert out.count("float32 values in data.probabilities within") == 7, out
+    assert code == 0 and "8 of 8 artifacts reproduced" in out, out
+    assert out.count("float32 values in data.probabilities within") == 8, out
 
 
 @pytest.mark.sphinx
@@ -285,10 +285,10 @@ def test_a_rebuild_with_a_fresh_store_writes_the_same_bytes(built: dict[str, Any
         (src / f"{page}.md").unlink()
     write(src / "index.md", "# Lens\n\n```{toctree}\nlibrary\n```\n")
     build = run_sphinx(src, warningiserror=True)
-    assert build.summary == (7, 0, 0), build.warnings
+    assert build.summary == (8, 0, 0), build.warnings
     first = {p.name: p for p in store_dir(built["src"]).glob("*.json")}
     again = sorted(store_dir(src).glob("*.json"))
-    assert len(again) == 7
+    assert len(again) == 8
     for path in again:
         assert without_generated_at(path) == without_generated_at(first[path.name]), path.name
 

@@ -8,8 +8,8 @@ transformer shares, and an author names them where that shape is not there:
 
 - **layers**: the longest :class:`torch.nn.ModuleList` of one class (the decoder blocks; each
   block's output is the residual stream after it);
-- **final norm**: a normalisation registered after the layers, beside them (``norm``, ``ln_f``,
-  ``final_layer_norm``), if there is one;
+- **final norm**: a normalisation registered after the layers, beside them (``norm``, ``ln_f``), or
+  else the only one beside them (OPT's ``final_layer_norm``, registered before), if there is one;
 - **unembedding**: what ``get_output_embeddings()`` returns (every transformers language model), or
   else the model's last direct child that is a linear map;
 - in each block, the **attention** (the child named ``*attn*``/``*attention*`` that is no norm), its
@@ -149,14 +149,19 @@ def _longest_module_list(model: Any) -> tuple[str, Any, list[Any]]:
 
 
 def _norm_after(parent: Any, layers_name: str) -> Any | None:
-    """The normalisation registered after the layers in their parent module, if any."""
+    """The normalisation registered after the layers in their parent module; else the parent's only
+    normalisation (OPT registers ``final_layer_norm`` before its layers); else none. (An embedding's
+    norm registered before the layers, as BLOOM's, comes with a final norm after them.)"""
     seen = False
+    norms = []
     for name, child in parent.named_children():
         if name == layers_name:
             seen = True
-        elif seen and "norm" in type(child).__name__.lower():
-            return child
-    return None
+        elif "norm" in type(child).__name__.lower():
+            if seen:
+                return child
+            norms.append(child)
+    return norms[0] if len(norms) == 1 else None
 
 
 def _unembedding(model: Any, names: PartNames) -> Any:

@@ -12,6 +12,8 @@ from transformers import (
     LlamaForCausalLM,
     MistralConfig,
     MistralForCausalLM,
+    OPTConfig,
+    OPTForCausalLM,
     Qwen2Config,
     Qwen2ForCausalLM,
 )
@@ -44,6 +46,13 @@ def gpt2(seed=0):
     torch.manual_seed(seed)
     return GPT2LMHeadModel(GPT2Config(vocab_size=32, n_positions=32, n_embd=16, n_layer=3, n_head=2,
                                       bos_token_id=0, eos_token_id=0))
+
+
+def opt(seed=0):
+    """OPT registers its final norm before its layers."""
+    torch.manual_seed(seed)
+    return OPTForCausalLM(OPTConfig(vocab_size=32, hidden_size=16, ffn_dim=32, num_hidden_layers=2,
+                                    num_attention_heads=2, word_embed_proj_dim=16))
 
 
 def gemma2(seed=0):
