@@ -16,6 +16,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from sphinx_tensorviz.execute.worker.causal_lm import (  # noqa: E402
+    NO_NORM,
     PartNames,
     PartsNotFound,
     find_parts,
@@ -101,3 +102,49 @@ def test_named_pieces_override_the_search() -> None:
 def test_a_model_without_layers_says_how_to_name_them() -> None:
     with pytest.raises(PartsNotFound, match=":residual:"):
         find_parts(torch.nn.Sequential(torch.nn.Linear(4, 4)))
+
+
+def test_pieces_given_as_functions_stand_in_for_the_search() -> None:
+    """A model whose unembedding is the embedding's matrix (no module computes it) reads out through
+    a function; ``NO_NORM`` says there is no final norm, and no norm is searched for."""
+
+    class Tied(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = torch.nn.Embedding(8, 4)
+            self.layers = torch.nn.ModuleList([torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)])
+            self.norm = torch.nn.LayerNorm(4)
+
+        def forward(self, ids: torch.Tensor) -> torch.Tensor:
+            x = self.embed(ids)
+            for layer in self.layers:
+                x = layer(x)
+            return x @ self.embed.weight.T
+
+    model = Tied()
+    with pytest.raises(PartsNotFound, match=":unembed:"):
+        find_parts(model)
+    parts = find_parts(model, final_norm=NO_NORM, unembed=lambda hidden: hidden @ model.embed.weight.T)
+    assert parts.final_norm is None and len(parts.layers) == 2
+    ids = torch.tensor([[1, 2, 3]])
+    with torch.no_grad():
+        hidden = model.layers[1](model.layers[0](model.embed(ids)))
+        torch.testing.assert_close(parts.read_out(hidden), model(ids))
+    assert find_parts(model, unembed=parts.unembed).final_norm is model.norm  # the search, where not told
+
+
+def test_a_final_norm_registered_before_the_layers_is_found() -> None:
+    """OPT registers ``final_layer_norm`` before ``layers`` in its decoder: with no norm after the
+    layers, the one norm beside them is the final norm, and the read-out is the model's logits."""
+    torch.manual_seed(0)
+    model = transformers.OPTForCausalLM(transformers.OPTConfig(
+        vocab_size=32, hidden_size=16, ffn_dim=32, num_hidden_layers=2, num_attention_heads=2,
+        word_embed_proj_dim=16)).eval()
+    parts = find_parts(model)
+    assert parts.final_norm is model.model.decoder.final_layer_norm
+    kept: list[torch.Tensor] = []
+    handle = parts.layers[-1].block.register_forward_hook(lambda m, i, o: kept.append(first_tensor(o)))
+    with torch.no_grad():
+        logits = model(torch.tensor([[1, 5, 3, 7]]), use_cache=False).logits
+    handle.remove()
+    torch.testing.assert_close(parts.read_out(kept[-1]), logits)

@@ -34,6 +34,7 @@ from sphinx_tensorviz.features.graph.activations.directive import ActivationsDir
 from sphinx_tensorviz.features.graph.directive import GraphDirective
 from sphinx_tensorviz.features.graph.tour.directive import StepDirective, StepsDirective
 from sphinx_tensorviz.features.heatmap.directive import HeatmapDirective
+from sphinx_tensorviz.features.lens.directive import LensDirective
 from sphinx_tensorviz.features.lesson.directive import CatalogueDirective, LessonDirective
 from sphinx_tensorviz.features.train.directive import TrainDirective
 from sphinx_tensorviz.read.directives import ExecutedDirective
@@ -49,6 +50,7 @@ DIRECTIVES: dict[str, type] = {
     "tv-graph": GraphDirective,
     "tv-attention": AttentionDirective,
     "tv-patch": PatchDirective,
+    "tv-lens": LensDirective,
     "tv-steps": StepsDirective,
     "tv-step": StepDirective,
     "tv-activations": ActivationsDirective,

@@ -165,3 +165,16 @@ def query_h_reads_the_token_after_the_earlier_h(weights):
     best = max(range(HEADS), key=lambda h: float(rows[h, target]))
     return {"passed": int(rows[best].argmax()) == target, "value": float(rows[best, target]),
             "description": f"Head 1.{best}'s largest weight for the query H at position 10 is on position 3"}
+
+
+def second_copy_is_top_1_only_after_layer_1(probabilities):
+    """In the second copy (positions 8 to 14), the next token is the top-1 prediction after layer 1 at
+    every position, with a probability above 0.9, and after layer 0 at none: the copy needs both layers."""
+    second = [n for n, position in enumerate(probabilities.positions) if position >= EXAMPLE_PREFIX]
+    top1, targets = probabilities.top1, probabilities.targets
+    early = sum(int(top1[0, n]) == targets[n] for n in second)
+    late = sum(int(top1[1, n]) == targets[n] for n in second)
+    lowest = min(float(probabilities[1, n]) for n in second)
+    return {"passed": early == 0 and late == len(second) and lowest > 0.9, "value": lowest, "tolerance": 0.9,
+            "description": f"In the second copy the next token is top-1 after layer 1 at {late} of {len(second)} "
+                           f"positions (lowest probability {lowest:.2f}) and after layer 0 at {early}"}

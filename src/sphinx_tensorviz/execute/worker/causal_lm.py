@@ -8,8 +8,8 @@ transformer shares, and an author names them where that shape is not there:
 
 - **layers**: the longest :class:`torch.nn.ModuleList` of one class (the decoder blocks; each
   block's output is the residual stream after it);
-- **final norm**: a normalisation registered after the layers, beside them (``norm``, ``ln_f``,
-  ``final_layer_norm``), if there is one;
+- **final norm**: a normalisation registered after the layers, beside them (``norm``, ``ln_f``), or
+  else the only one beside them (OPT's ``final_layer_norm``, registered before), if there is one;
 - **unembedding**: what ``get_output_embeddings()`` returns (every transformers language model), or
   else the model's last direct child that is a linear map;
 - in each block, the **attention** (the child named ``*attn*``/``*attention*`` that is no norm), its
@@ -94,9 +94,17 @@ def layer_count(model: Any, pattern: str) -> int:
         count += 1
 
 
-def find_parts(model: Any, names: PartNames | None = None) -> CausalLMParts:
+#: ``find_parts(final_norm=NO_NORM)``: the model has no final norm (nothing is searched for)
+NO_NORM = object()
+
+
+def find_parts(model: Any, names: PartNames | None = None, *, final_norm: Any = None,
+               unembed: Any = None) -> CausalLMParts:
     """The model's layers, final norm, unembedding and per-layer attention/MLP, by the author's
-    names where given and by the shared shape otherwise."""
+    names where given and by the shared shape otherwise. ``final_norm`` and ``unembed``: callables
+    (``hidden -> hidden``, ``hidden -> logits``) that stand in for those pieces where the model has no
+    module that computes them (an unembedding tied to the embedding's matrix, as a function);
+    ``final_norm=NO_NORM``: there is none."""
     names = names or PartNames()
     how: dict[str, str] = {}
     if names.residual:
@@ -113,8 +121,9 @@ def find_parts(model: Any, names: PartNames | None = None) -> CausalLMParts:
         after = path.rpartition(".")[2]
         how["layers"] = f"{path}.{{i}}"
     layers = [_layer(model, i, block, names) for i, block in enumerate(blocks)]
-    unembed = _unembedding(model, names)
-    norm = (module_at(model, names.final_norm) if names.final_norm
+    unembed = unembed if unembed is not None else _unembedding(model, names)
+    norm = (None if final_norm is NO_NORM else final_norm if final_norm is not None
+            else module_at(model, names.final_norm) if names.final_norm
             else _norm_after(parent, after) if parent is not None else None)
     return CausalLMParts(layers=layers, unembed=unembed, final_norm=norm, heads=head_count(model, layers), names=how)
 
@@ -140,14 +149,19 @@ def _longest_module_list(model: Any) -> tuple[str, Any, list[Any]]:
 
 
 def _norm_after(parent: Any, layers_name: str) -> Any | None:
-    """The normalisation registered after the layers in their parent module, if any."""
+    """The normalisation registered after the layers in their parent module; else the parent's only
+    normalisation (OPT registers ``final_layer_norm`` before its layers); else none. (An embedding's
+    norm registered before the layers, as BLOOM's, comes with a final norm after them.)"""
     seen = False
+    norms = []
     for name, child in parent.named_children():
         if name == layers_name:
             seen = True
-        elif seen and "norm" in type(child).__name__.lower():
-            return child
-    return None
+        elif "norm" in type(child).__name__.lower():
+            if seen:
+                return child
+            norms.append(child)
+    return norms[0] if len(norms) == 1 else None
 
 
 def _unembedding(model: Any, names: PartNames) -> Any:

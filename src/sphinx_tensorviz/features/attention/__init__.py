@@ -1,10 +1,9 @@
 """``tv-attention``: the attention pattern of every layer and head of a model, as a grid of small maps.
 
 Everything of the kind is here, declared once in :data:`KIND`: the directive (:mod:`.directive`)
-names the model, its token ids and their labels; the worker builds the model (the shared
-:mod:`...execute.worker.lm_model`, the one place a model reference is resolved), runs one forward
-pass and keeps every layer's weights (:mod:`.run`, :mod:`.capture_torch`, :mod:`.capture_jax`,
-:mod:`.data`); the store checks them
+names the model, its token ids and their labels; the worker builds the model (``execute/worker/lm_inputs.py``,
+the one place a model reference is resolved), runs one forward pass and keeps every layer's weights
+(:mod:`.run`, :mod:`.capture_torch`, :mod:`.capture_jax`, :mod:`.data`); the store checks them
 (``schema.json``, :mod:`.checks`); the page draws the grid on one colour scale, a larger view and a
 table per head, and names each head's strongest pattern (:mod:`.render`, :mod:`.grid`,
 :mod:`.patterns`, :mod:`.describe`, :mod:`.pdf`); ``run.py``, ``tensorviz verify`` and ``tensorviz

@@ -8,17 +8,10 @@ from typing import Any, ClassVar
 
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
+from ...read.lm_options import add_function_files, course_function, token_inputs, token_labels
 from ...read.sweep import sweep_option
-from ...read.tokens import add_course_file, course_function, is_token_id_list, token_id_list, token_labels
 from ...read.trained import model_option, use_model
 from . import KIND
-
-
-def token_inputs(argument: str | None) -> list[int] | list[dict[str, Any]]:
-    """Token ids (``[5, 3, 9, 5, 3]``), or the input specs ``tv-graph`` takes."""
-    if is_token_id_list(opt.load_yaml((argument or "").strip())):
-        return token_id_list(argument)
-    return opt.input_specs(argument)
 
 
 def indices(argument: str | None) -> list[int]:
@@ -76,5 +69,5 @@ class AttentionDirective(ExecutedDirective):
         """The model's code plus the ``:tokens:`` file and what it imports, so editing them re-runs."""
         entry, files, inline, importer = super().gather_code(values)
         if isinstance(values.get("tokens"), str):
-            add_course_file(self, values["tokens"], files)
+            add_function_files(self, files, values["tokens"])
         return entry, files, inline, importer

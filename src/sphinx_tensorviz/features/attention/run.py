@@ -15,7 +15,7 @@ from ...core.kinds import worker_entry
 from ...core.limits import LimitExceeded, Limits
 from ...core.protocol import Job
 from ...execute.worker.checks import check_modules, code_name, run_checks
-from ...execute.worker.lm_model import build_model, model_call, token_ids, token_labels
+from ...execute.worker.lm_inputs import build_model, model_call, token_ids, token_labels
 from ...execute.worker.loader import BadResult
 from . import CELLS, DEFAULT_CELLS
 from .checks import cells_problem

@@ -3,7 +3,7 @@ head) heatmap of how much of a metric each patched activation restores.
 
 Everything of the kind is here, declared once in :data:`KIND`: the directive (:mod:`.directive`)
 names the model, the clean and corrupted token ids, the metric and what to patch; the worker builds
-the model (the shared :mod:`...execute.worker.lm_model`), finds its pieces
+the model (the shared :mod:`...execute.worker.lm_inputs`), finds its pieces
 (:mod:`...execute.worker.causal_lm`), runs the batched patching (:mod:`.patch_torch`) and normalises
 the effects (:mod:`.run`, :mod:`.metric`, :mod:`.data`); the store checks them (``schema.json``,
 :mod:`.checks`); the page draws a diverging heatmap centred on zero and states the result in words

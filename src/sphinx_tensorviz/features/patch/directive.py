@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from ...core.words import plural
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
-from ...read.tokens import add_course_file, course_function, token_id_list, token_labels
+from ...read.lm_options import add_function_files, course_function, token_id_list, token_labels
 from ...read.trained import model_option, use_model
 from . import KIND
 from .metric import BUILT_IN, metric_option
@@ -98,5 +98,5 @@ class PatchDirective(ExecutedDirective):
         """The model's code plus the ``:tokens:``, ``:metric:`` and checks' files, so editing them re-runs."""
         entry, files, inline, importer = super().gather_code(values)
         for reference in self.course_files(values):
-            add_course_file(self, reference, files)
+            add_function_files(self, files, reference)
         return entry, files, inline, importer

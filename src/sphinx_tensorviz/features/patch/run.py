@@ -18,7 +18,7 @@ from ...core.limits import LimitExceeded, Limits
 from ...core.protocol import Job
 from ...execute.worker.causal_lm import PartNames, PartsNotFound, find_parts
 from ...execute.worker.checks import check_modules, code_name, run_checks
-from ...execute.worker.lm_model import build_model, course_function, token_labels
+from ...execute.worker.lm_inputs import build_model, project_function, token_labels
 from ...execute.worker.loader import BadResult
 from . import DEFAULT_PASSES, PASSES
 from .checks import passes_problem
@@ -83,7 +83,7 @@ def metric_function(job: Job) -> Callable[[Any], Any]:
     spec = job.options["metric"]
     pair = built_in_tokens(spec)
     if pair is None:
-        return course_function(job, spec, "metric")
+        return project_function(job, spec, "metric")
     return lambda logits: logit_diff(logits, *pair)
 
 
@@ -103,6 +103,6 @@ def metric_token_labels(job: Job) -> list[str] | None:
     pair, spec = built_in_tokens(job.options["metric"]), job.options.get("tokens")
     if pair is None or not isinstance(spec, str):
         return None
-    if "ids" not in inspect.signature(course_function(job, spec, "tokens")).parameters:
+    if "ids" not in inspect.signature(project_function(job, spec, "tokens")).parameters:
         return None
     return token_labels(job, 2, list(pair))

@@ -1,9 +1,9 @@
-"""A language model figure's model, its token inputs and their labels, from a job (in the worker).
+"""A language model, its token inputs and their labels, from a job (in the worker).
 
-Shared by the kinds that run a model on token ids (``tv-attention``, ``tv-patch``), so none of them
-imports a sibling. :func:`build_model` is the one place a model reference is resolved:
-``file.py:factory`` in the lesson's module, with a recorded training run's weights loaded for
-``:model: @name`` (:func:`.trained.model_factory`), so that every other part of a kind stays as it is.
+Shared by the kinds that run a model over token ids (``tv-attention``, ``tv-lens``, ``tv-patch``): :func:`build_model`
+is the one place a model reference is resolved: ``file.py:factory`` in the lesson's module, with a
+recorded training run's weights loaded for ``:model: @name`` (:func:`.trained.model_factory`), so that
+every other part of a kind stays as it is.
 """
 
 from __future__ import annotations
@@ -46,14 +46,24 @@ def model_call(options: dict[str, Any], backend: str, seed: int) -> tuple[tuple[
     return args, {**kwargs, **(options.get("call_args") or {})}
 
 
+def project_function(job: Job, reference: str, option: str) -> Any:
+    """The function a ``file.py:function`` option names (the file relative to the course folder)."""
+    where, _, name = reference.rpartition(":")
+    function = getattr(import_file(Path(job.srcdir or ".") / where, f"tensorviz_{option}_{Path(where).stem}"),
+                       name, None)
+    if not callable(function):
+        raise BadResult(f":{option}: no function named {name!r} in {where}")
+    return function
+
+
 def token_labels(job: Job, length: int, ids: list[int] | None = None) -> list[str]:
     """``:tokens:`` as given, or from ``file.py:function`` (called with ``ids`` if it takes them); else
     the token ids, or the positions. ``ids``: the labelled input (default: ``:inputs:``'s token ids)."""
     spec = job.options.get("tokens")
     ids = ids if ids is not None else token_ids(job.options)
     if isinstance(spec, str):
-        function = course_function(job, spec, "tokens")
         where, _, name = spec.rpartition(":")
+        function = project_function(job, spec, "tokens")
         takes_ids = "ids" in inspect.signature(function).parameters
         spec = function(ids=ids) if takes_ids else function()
         if not isinstance(spec, (list, tuple)):
@@ -61,13 +71,3 @@ def token_labels(job: Job, length: int, ids: list[int] | None = None) -> list[st
     if spec is None:
         return [str(n) for n in ids] if ids else [str(n) for n in range(length)]
     return [str(label) for label in spec]
-
-
-def course_function(job: Job, reference: str, option: str) -> Any:
-    """The function ``file.py:function`` names in the course (``:tokens:``, a metric)."""
-    where, _, name = reference.rpartition(":")
-    function = getattr(import_file(Path(job.srcdir or ".") / where, f"tensorviz_{option}_{Path(where).stem}"),
-                       name, None)
-    if not callable(function):
-        raise BadResult(f":{option}: no function named {name!r} in {where}")
-    return function

@@ -1,0 +1,89 @@
+"""How ``run.py`` recomputes a logit lens: build the model, find its pieces the same way, read each
+block's output out again, and return the target's probabilities and the top-k probabilities.
+
+The script's code is kept here as source text and copied into ``run.py`` with the shared piece
+finder (``execute/worker/causal_lm.py``), this kind's captures and its NumPy arithmetic (cut from
+their sources), so it runs without this package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ...execute.reproduce import definitions
+from ...execute.worker import causal_lm, results
+
+HERE = Path(__file__).parent
+
+CODE = '''
+def _piece(options, name, model):
+    """(module path, function) of a :residual:/:final-norm:/:unembed: option."""
+    given = options.get(name)
+    if not isinstance(given, str) or given == "none":
+        return None, None
+    if ":" not in given:
+        return given, None
+    where, _, function_name = given.rpartition(":")
+    function = getattr(import_file(HERE / where, "tensorviz_" + name + "_" + Path(where).stem), function_name)
+    return None, (lambda hidden: function(model, hidden))
+
+
+def reproduce():
+    """Run the recorded forward pass again; returns the lens's probabilities, recomputed."""
+    seed_everything(RECORD["backend"], RECORD["seed"])
+    options = RECORD["options"]
+    factory = getattr(_load_entry(), RECORD["function"])
+    model = factory(**seeded_arguments(factory, options["model_args"] or {}, RECORD["seed"], RECORD["backend"],
+                                       key=False))
+    ids = options["inputs"]
+    residual, _ = _piece(options, "residual", model)
+    norm_path, norm = _piece(options, "final_norm", model)
+    unembed_path, unembed = _piece(options, "unembed", model)
+    names = PartNames(residual=residual, final_norm=norm_path, unembed=unembed_path)
+    parts = find_parts(model, names, final_norm=NO_NORM if options.get("final_norm") == "none" else norm,
+                       unembed=unembed)
+    if RECORD["backend"] == "torch":
+        import torch
+
+        logits, _, _ = torch_lens(model, parts, (torch.tensor([ids]),), dict(options.get("call_args") or {}))
+    else:
+        logits, _, _ = jax_lens(model, parts, ids)
+    k = min(options.get("top_k") or 5, int(logits[0].shape[-1]))
+    chosen, _, top, _, _ = lens_arrays([_array(layer) for layer in logits], ids, options.get("target"), k)
+    return {"probabilities": chosen.tolist(), "topProbabilities": top.tolist()}
+'''
+
+#: decorators that :func:`definitions` leaves out (it cuts a definition from its ``class``/``def`` line)
+DECORATED = {"Layer": "@dataclass\n", "CausalLMParts": "@dataclass\n", "PartNames": "@dataclass(frozen=True)\n",
+             "kept_outputs": "@contextmanager\n"}
+
+
+def _cut(module_file: Path, names: tuple[str, ...]) -> list[str]:
+    """:func:`definitions`, each with the decorator it needs put back."""
+    return [DECORATED.get(name, "") + text for name, text in zip(names, definitions(module_file, names))]
+
+
+def script() -> str:
+    """The piece finder, the captures and the arithmetic (cut from their modules), then ``reproduce()``."""
+    shared = ("ATTENTION_NAMES", "MLP_NAMES", "PartsNotFound", "Layer", "CausalLMParts", "PartNames", "module_at",
+              "layer_count", "NO_NORM", "find_parts", "_longest_module_list", "_norm_after", "_unembedding", "_layer",
+              "_child_named", "_last_projection", "head_count", "first_tensor")
+    parts = [
+        *_cut(Path(causal_lm.__file__), shared),
+        *_cut(Path(results.__file__), ("dtype_name",)),
+        *_cut(HERE / "lens_torch.py", ("torch_lens",)),
+        *_cut(HERE / "lens_jax.py", ("kept_outputs", "jax_lens")),
+        *_cut(HERE / "data.py", ("softmax", "positions_and_targets", "lens_arrays")),
+    ]
+    imports = ("from collections.abc import Iterator, Sequence\nfrom contextlib import contextmanager\n"
+               "from dataclasses import dataclass, field")
+    return "\n\n".join([imports, *parts, CODE.strip("\n")])
+
+
+def expected_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The target's probabilities and the top-k probabilities, with the dtype of the logits."""
+    data = artifact["data"]
+    dtype = data.get("dtype")
+    return {"probabilities": {"values": data["probabilities"], "dtype": dtype},
+            "topProbabilities": {"values": data["topProbabilities"], "dtype": dtype}}
