@@ -29,13 +29,13 @@ from sphinx_tensorviz.cli import build_parser
 from sphinx_tensorviz.config import config_values
 from sphinx_tensorviz.core.config_values import ConfigValue
 from sphinx_tensorviz.features.attention.directive import AttentionDirective
-from sphinx_tensorviz.features.patch.directive import PatchDirective
 from sphinx_tensorviz.features.graph.activations.directive import ActivationsDirective
 from sphinx_tensorviz.features.graph.directive import GraphDirective
 from sphinx_tensorviz.features.graph.tour.directive import StepDirective, StepsDirective
 from sphinx_tensorviz.features.heatmap.directive import HeatmapDirective
 from sphinx_tensorviz.features.lens.directive import LensDirective
 from sphinx_tensorviz.features.lesson.directive import CatalogueDirective, LessonDirective
+from sphinx_tensorviz.features.patch.directive import PatchDirective
 from sphinx_tensorviz.features.train.directive import TrainDirective
 from sphinx_tensorviz.read.directives import ExecutedDirective
 from sphinx_tensorviz.warnings_ import Subtype
