@@ -1,0 +1,95 @@
+"""A figure computed in several frameworks (``:frameworks:``) drawn: its comparison said, its figure shown.
+
+The comparison job's artifact (:mod:`..execute.worker.frameworks_check`) says, per array, whether the
+frameworks agree and within what tolerance. Every disagreement is a located ``tensorviz.frameworks``
+warning on every build (so ``-W`` fails while it lasts), naming the array, the largest difference and
+its index; the footer says which frameworks agreed and within what tolerance. The figure itself is the
+first framework's (they agree, so it is the same figure), or each framework's with ``:show: both``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from docutils import nodes
+
+from ..core.frameworks import Frameworks
+from ..core.nodes import tensorviz_figure
+from ..core.request import ExecutionRequest
+from ..warnings_ import Subtype, warn
+from .footer import FRAMEWORK_NAMES
+from .page import Page
+
+#: (page, figure node) -> the drawn figure; (page, node, request, problem) -> why it has no artifact
+Draw = Callable[[Page, tensorviz_figure], nodes.Node]
+Missing = Callable[[Page, tensorviz_figure, ExecutionRequest, Any], nodes.Node]
+
+#: the class of the container of ``:show: both``'s figures
+BOTH_CLASS = "tv-frameworks"
+
+
+def framework_figure(page: Page, node: tensorviz_figure, frameworks: Frameworks, draw: Draw,
+                     missing: Missing) -> nodes.Node:
+    """The figure (or each framework's, with ``:show: both``), its footer saying what was compared."""
+    found = page.store.read_artifact(frameworks.check.content_hash)
+    drawn_first = isinstance(page.store.read_artifact(frameworks.first.content_hash), dict)
+    if isinstance(found, dict):
+        note = agreement(found["data"], node, frameworks.first.directive)
+    elif drawn_first:  # the comparison failed or did not run: said, and the figure still shown
+        note = " · frameworks not compared: " + missing(page, node, frameworks.check, found).astext()
+    else:
+        note = ""  # the first framework's figure says why it is missing
+    if frameworks.show != "both":
+        return draw(page, _copy(node, frameworks.first, node["figure_id"], note, keep_names=True))
+    both = nodes.container(classes=[BOTH_CLASS])
+    for number, (name, request) in enumerate(frameworks.requests.items()):
+        both += nodes.rubric("", shown(name))
+        both += draw(page, _copy(node, request, f"{node['figure_id']}-{name}", note, keep_names=number == 0))
+    return both
+
+
+def _copy(node: tensorviz_figure, request: ExecutionRequest, figure_id: str, note: str,
+          keep_names: bool) -> tensorviz_figure:
+    """``node`` as a single-framework figure of ``request``, with the comparison in its footer."""
+    copy = node.deepcopy()
+    copy["request"], copy["frameworks"], copy["figure_id"], copy["footer_note"] = request, None, figure_id, note
+    if not keep_names:
+        copy["ids"], copy["names"] = [], []
+    return copy
+
+
+def shown(backend: str) -> str:
+    return FRAMEWORK_NAMES.get(backend, backend)
+
+
+def agreement(data: dict[str, Any], node: tensorviz_figure, directive: str) -> str:
+    """The footer's line, after a warning for each array on which a framework disagrees with the first."""
+    names = [shown(f["name"]) for f in data["frameworks"]]
+    first = names[0]
+    arrays = data["arrays"]
+    for record in arrays:
+        if not record["agree"]:
+            warn(f"{directive}: {disagreement(first, shown(record['framework']), record)}", Subtype.frameworks,
+                 location=node)
+    if not arrays:
+        warn(f"{directive}: {' and '.join(names)} record no array in common, so nothing was compared "
+             f"({', '.join(data.get('unmatched') or ()) or 'no arrays'})", Subtype.frameworks, location=node)
+        return " · frameworks not compared"
+    agreed = sorted({r["name"] for r in arrays if r["agree"]} - {r["name"] for r in arrays if not r["agree"]})
+    if len(agreed) < len({r["name"] for r in arrays}):
+        return f" · {' and '.join(names)} disagree"
+    tolerances = sorted({(r["dtype"], r["rtol"], r["atol"]) for r in arrays}, key=lambda t: -t[2])
+    dtype, rtol, atol = tolerances[0]
+    return (f" · {' and '.join(names)} agree on {', '.join(agreed)} within {dtype} tolerance "
+            f"(|difference| ≤ {atol:.2g} + {rtol:.2g} × |value|)")
+
+
+def disagreement(first: str, other: str, record: dict[str, Any]) -> str:
+    """``JAX disagrees with PyTorch on output: the largest difference is 0.0123 at index [1, 4] ...``."""
+    head = f"{other} disagrees with {first} on {record['name']}"
+    if record.get("shapes"):
+        first_shape, other_shape = (list(s) for s in record["shapes"])
+        return f"{head}: its shape is {other_shape} in {other} and {first_shape} in {first}"
+    return (f"{head}: the largest difference is {record['maxDiff']:.3g} at index {list(record['index'])} "
+            f"(allowed for {record['dtype']}: {record['atol']:.2g} + {record['rtol']:.2g} × |value|)")
