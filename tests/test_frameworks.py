@@ -10,6 +10,7 @@ the top need no Sphinx and no framework.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conftest import copy_root, edit, run_sphinx, store_dir
+from conftest import copy_root, edit, run_sphinx, store_dir, write
 from sphinx_tensorviz.execute.worker.frameworks_check import coarser, compare_array
 from sphinx_tensorviz.execute.worker.loader import BadResult
 from sphinx_tensorviz.execute.worker.weight_names import mapped_arrays, torch_name
@@ -60,8 +61,8 @@ def test_an_unpaired_parameter_names_both_sides_leftovers_and_shapes() -> None:
     assert "left in the JAX model: head.kernel.value [4, 2]" in message
     assert "left in the PyTorch weights: out_proj.weight [2, 4]" in message and ":weight-map:" in message
     # the author's map pairs them, with the kernel's layout rule
-    mapped = mapped_arrays(torch, jax, {"out_proj.weight": "head.kernel.value"})
-    assert mapped["head.kernel.value"].shape == (4, 2)
+    mapped = mapped_arrays(torch, jax, {"out_proj.weight": "head.kernel"})  # NNX's ``.value`` may be left out
+    np.testing.assert_array_equal(mapped["head.kernel.value"], torch["out_proj.weight"].T)
     with pytest.raises(BadResult, match=r"fc1.weight \[4, 3\] does not fit the JAX parameter fc1.kernel.value \[4, 3\]"):
         mapped_arrays(torch, {**jax, "fc1.kernel.value": (4, 3)}, {"out_proj.weight": "head.kernel.value"})
 
@@ -163,3 +164,118 @@ def test_a_cache_only_build_needs_neither_framework(agreeing: tuple[Path, Any], 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "tensorviz: 0 executed, 12 cached, 0 failed" in done.stdout
     assert "PyTorch and JAX agree on output" in (out / "conv.html").read_text("utf-8")
+
+
+#: pages added to the built root: names the default cannot pair (with and without the author's map),
+#: trained weights from a file, and a heatmap (no model: each framework's function, no shared weights)
+RENAMED_TORCH = '''
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 5)
+        self.out_proj = nn.Linear(5, 3)
+
+    def forward(self, x):
+        return self.out_proj(self.fc(x).tanh())
+
+
+def make():
+    return Net()
+'''
+RENAMED_NNX = '''
+import jax
+from flax import nnx
+
+
+class Net(nnx.Module):
+    def __init__(self, rngs):
+        self.fc = nnx.Linear(6, 5, rngs=rngs)
+        self.head = nnx.Linear(5, 3, rngs=rngs)
+
+    def __call__(self, x):
+        return self.head(jax.numpy.tanh(self.fc(x)))
+
+
+def make(seed=0):
+    return Net(nnx.Rngs(seed))
+'''
+MAPS = '''
+def pairs(torch_shapes, jax_shapes):
+    return {name: name.replace("out_proj", "head").replace("weight", "kernel")
+            for name in torch_shapes if name.startswith("out_proj.")}
+'''
+SCORES_TORCH = '''
+import torch
+
+
+def scores(width, tokens, seed):
+    q = torch.linspace(-1, 1, tokens * width).reshape(tokens, width)
+    return torch.softmax(q @ q.T / width ** 0.5, dim=-1)
+'''
+SCORES_JAX = '''
+import jax.numpy as jnp
+import jax
+
+
+def scores(width, tokens, key):
+    q = jnp.linspace(-1, 1, tokens * width).reshape(tokens, width)
+    return jax.nn.softmax(q @ q.T / width ** 0.5, axis=-1)
+'''
+
+
+def graph_page(title: str, torch: str, jax: str, extra: str = "") -> str:
+    return (f"# {title}\n\n```{{tv-graph}}\n:frameworks: torch, jax\n:torch: {torch}\n:jax: {jax}\n"
+            f":inputs: [{{shape: [2, 6], fill: randn}}]\n{extra}:title: {title}\n```\n")
+
+
+@pytest.mark.sphinx
+def test_author_maps_trained_weights_and_a_heatmap(agreeing: tuple[Path, Any], tmp_path: Path) -> None:
+    from safetensors.numpy import load_file, save_file
+
+    src = tmp_path / "src"
+    shutil.copytree(agreeing[0], src, ignore=shutil.ignore_patterns("_build"))
+    for name, text in {"renamed_torch.py": RENAMED_TORCH, "renamed_nnx.py": RENAMED_NNX, "maps.py": MAPS,
+                       "heat_torch.py": SCORES_TORCH, "heat_jax.py": SCORES_JAX}.items():
+        write(src / "models" / name, text)
+    rng = np.random.default_rng(7)
+    trained = {"norm.weight": rng.normal(size=8), "norm.bias": rng.normal(size=8), "fc1.weight": rng.normal(size=(16, 8)),
+               "fc1.bias": rng.normal(size=16), "fc2.weight": rng.normal(size=(8, 16)), "fc2.bias": rng.normal(size=8),
+               "proj.weight": rng.normal(size=(8, 8)), "proj.bias": rng.normal(size=8)}
+    save_file({k: v.astype(np.float32) for k, v in trained.items()}, str(src / "trained.safetensors"))
+    pages = {
+        "unpaired": graph_page("Unpaired", "models/renamed_torch.py:make", "models/renamed_nnx.py:make"),
+        "mapped": graph_page("Mapped", "models/renamed_torch.py:make", "models/renamed_nnx.py:make",
+                             ":weight-map: {out_proj.weight: head.kernel, out_proj.bias: head.bias}\n:seed: 3\n"),
+        "mapped-by-function": graph_page("Mapped by a function", "models/renamed_torch.py:make",
+                                         "models/renamed_nnx.py:make", ":weight-map: models/maps.py:pairs\n:seed: 4\n"),
+        "from-file": "# Trained\n\n```{tv-graph}\n:frameworks: torch, jax\n:torch: models/mlp_torch.py:make\n"
+                     ":jax: models/mlp_nnx.py:make\n:weights: trained.safetensors\n"
+                     ":inputs: [{shape: [3, 8], fill: randn}]\n:show: both\n```\n",
+        "heatmap": "# Scores\n\n```{tv-heatmap}\n:frameworks: torch, jax\n:torch: models/heat_torch.py:scores\n"
+                   ":jax: models/heat_jax.py:scores\n:inputs: {width: 4, tokens: 5}\n```\n",
+    }
+    for name, text in pages.items():
+        write(src / f"{name}.md", text)
+    edit(src / "index.md", "attention\n", "attention\n" + "\n".join(pages) + "\n")
+    built = run_sphinx(src)
+    warnings = built.tensorviz_warnings()
+    unpaired = [w for w in warnings if w.startswith(str(src / "unpaired.md"))]
+    assert any("left in the JAX model: head.bias.value [3], head.kernel.value [5, 3]; left in the PyTorch weights: "
+               "out_proj.bias [3], out_proj.weight [3, 5]" in w and "[tensorviz.bad_result]" in w for w in unpaired), warnings
+    assert not [w for w in warnings if "unpaired.md" not in w], warnings
+    agreed = "PyTorch and JAX agree on"
+    for page in ("mapped", "mapped-by-function", "from-file"):
+        assert f"{agreed} output within float32 tolerance" in built.html(page), page
+    assert f"{agreed} values within float32 tolerance" in built.html("heatmap")
+    # the trained file is the one both loaded: its artifact lists its tensors, and the store holds it
+    artifacts = [json.loads(p.read_text("utf-8")) for p in store_dir(src).glob("*.json")]
+    shared = [a for a in artifacts if a["data"]["kind"] == "shared-weights" and a["request"]["options"].get("file")]
+    assert [a["data"]["tensors"]["fc1.weight"] for a in shared] == [[16, 8]]
+    kept = load_file(str(store_dir(src) / "weights" / f"{shared[0]['data']['file']['sha256']}.safetensors"))
+    np.testing.assert_allclose(kept["proj.weight"], trained["proj.weight"].astype(np.float32))
+    # :show: both draws each framework's figure, under its name
+    both = built.html("from-file")
+    assert both.count('class="rubric"') == 2 and both.index(">PyTorch<") < both.index(">JAX<")

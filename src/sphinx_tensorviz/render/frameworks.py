@@ -33,13 +33,15 @@ def framework_figure(page: Page, node: tensorviz_figure, frameworks: Frameworks,
                      missing: Missing) -> nodes.Node:
     """The figure (or each framework's, with ``:show: both``), its footer saying what was compared."""
     found = page.store.read_artifact(frameworks.check.content_hash)
-    drawn_first = isinstance(page.store.read_artifact(frameworks.first.content_hash), dict)
     if isinstance(found, dict):
         note = agreement(found["data"], node, frameworks.first.directive)
-    elif drawn_first:  # the comparison failed or did not run: said, and the figure still shown
-        note = " · frameworks not compared: " + missing(page, node, frameworks.check, found).astext()
-    else:
-        note = ""  # the first framework's figure says why it is missing
+    else:  # not compared: each framework without a result says why (the first's figure, drawn below, for it)
+        results = {name: page.store.read_artifact(r.content_hash) for name, r in frameworks.requests.items()}
+        why = [missing(page, node, frameworks.requests[name], result).astext()
+               for name, result in list(results.items())[1:] if not isinstance(result, dict)]
+        if all(isinstance(result, dict) for result in results.values()):  # the comparison itself failed
+            why = [missing(page, node, frameworks.check, found).astext()]
+        note = " · frameworks not compared: " + " ".join(why) if why else ""
     if frameworks.show != "both":
         return draw(page, _copy(node, frameworks.first, node["figure_id"], note, keep_names=True))
     both = nodes.container(classes=[BOTH_CLASS])

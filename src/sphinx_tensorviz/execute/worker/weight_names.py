@@ -66,6 +66,9 @@ def mapped_arrays(torch_arrays: Mapping[str, np.ndarray], jax_shapes: Mapping[st
     if unknown:
         raise BadResult(f":weight-map: names {', '.join(unknown)}, which the shared weights do not hold "
                         f"(they hold {', '.join(sorted(torch_arrays)) or 'nothing'})")
+    # a Flax NNX name may be given without the ``.value`` its state path ends with
+    author = {torch: (f"{jax}.value" if jax not in jax_shapes and f"{jax}.value" in jax_shapes else jax)
+              for torch, jax in author.items()}
     wanted = {jax: torch for torch, jax in author.items()}
     pairs: dict[str, str] = {}
     for jax in jax_shapes:
