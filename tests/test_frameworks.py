@@ -126,6 +126,25 @@ def test_agreeing_pairs_build_with_w_and_the_footer_says_so(agreeing: tuple[Path
 
 
 @pytest.mark.sphinx
+@pytest.mark.parametrize("builder", ["text", "man"])
+def test_text_and_man_get_both_listings_and_one_figure_with_the_agreement(
+        agreeing: tuple[Path, Any], tmp_path: Path, builder: str) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(agreeing[0], src, ignore=shutil.ignore_patterns("_build"))
+    built = run_sphinx(src, builder, warningiserror=True)
+    assert built.statuscode == 0, built.warnings
+    text = (built.outdir / ("conv.txt" if builder == "text" else "tensorvizframeworkstests.1")).read_text("utf-8")
+    if builder == "man":
+        lower = text.lower()  # man's section titles are upper case
+        text = text[lower.index("a convolution and a linear head"):lower.index("attention scores after")]
+    listings = [text.index("nn.Conv2d(3, 4, kernel_size=3, padding=1)"), text.index("nnx.Conv(3, 4, kernel_size=(3, 3)")]
+    assert text.index("PyTorch") < listings[0] < text.index("JAX") < listings[1]  # each under its name, in order
+    words = " ".join(text.split())  # the writers wrap lines
+    assert words.count("PyTorch and JAX agree on output within float32 tolerance") == 1  # one figure
+    assert words.count("A convolution, computed in two frameworks") == 1
+
+
+@pytest.mark.sphinx
 def test_a_port_with_one_bug_fails_with_the_array_its_difference_and_where(
         agreeing: tuple[Path, Any], tmp_path: Path) -> None:
     src = tmp_path / "src"

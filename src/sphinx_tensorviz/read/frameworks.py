@@ -29,10 +29,12 @@ from ..core.frameworks import (
     Frameworks,
 )
 from ..core.hashing import sha256_text
+from ..core.nodes import tensorviz_figure
 from ..core.request import INLINE, TRAINED, ExecutionRequest
 from ..core.state import add_request
 from ..warnings_ import Subtype
 from . import options as opt
+from .framework_tabs import framework_tabs
 from .sources import SourceError, resolve_inside
 
 if TYPE_CHECKING:
@@ -88,7 +90,25 @@ def run_frameworks(directive: ExecutedDirective) -> list[nodes.Node]:
         return [directive.problem(str(exc), Subtype.source if isinstance(exc, SourceError) else Subtype.option)]
     for request in frameworks.all_requests():
         add_request(directive.env, request)
-    return [directive.figure_node(values, request=frameworks.first, frameworks=frameworks)]
+    names = list(frameworks.requests)
+    figures = {names[0]: directive.figure_node(values, request=frameworks.first, frameworks=frameworks,
+                                               framework=names[0])}
+    for name in names[1:]:  # ``:show: both``: each framework's figure, in its tab (the first keeps the name)
+        figures[name] = _unnamed_figure(directive, figures[names[0]], frameworks, name)
+    srcdir = Path(directive.env.srcdir)
+    if frameworks.show == "both":
+        return [framework_tabs(frameworks, srcdir, figures)]
+    return [framework_tabs(frameworks, srcdir), figures[names[0]]]
+
+
+def _unnamed_figure(directive: ExecutedDirective, first: nodes.Element, frameworks: Frameworks,
+                    name: str) -> nodes.Element:
+    from .directives import new_figure_id  # the module that imports this one
+
+    node = tensorviz_figure(figure_id=new_figure_id(directive), classes=list(first["classes"]),
+                            request=frameworks.requests[name], frameworks=frameworks, framework=name)
+    directive.set_source_info(node)
+    return node
 
 
 def read_frameworks(directive: ExecutedDirective) -> tuple[Frameworks, dict[str, Any]]:

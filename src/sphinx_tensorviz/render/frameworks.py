@@ -4,7 +4,8 @@ The comparison job's artifact (:mod:`..execute.worker.frameworks_check`) says, p
 frameworks agree and within what tolerance. Every disagreement is a located ``tensorviz.frameworks``
 warning on every build (so ``-W`` fails while it lasts), naming the array, the largest difference and
 its index; the footer says which frameworks agreed and within what tolerance. The figure itself is the
-first framework's (they agree, so it is the same figure), or each framework's with ``:show: both``.
+first framework's (they agree, so it is the same figure), or, with ``:show: both``, each framework's in
+its tab (the page around it is made when the page is read: :mod:`..read.framework_tabs`).
 """
 
 from __future__ import annotations
@@ -25,13 +26,10 @@ from .page import Page
 Draw = Callable[[Page, tensorviz_figure], nodes.Node]
 Missing = Callable[[Page, tensorviz_figure, ExecutionRequest, Any], nodes.Node]
 
-#: the class of the container of ``:show: both``'s figures
-BOTH_CLASS = "tv-frameworks"
-
-
 def framework_figure(page: Page, node: tensorviz_figure, frameworks: Frameworks, draw: Draw,
                      missing: Missing) -> nodes.Node:
-    """The figure (or each framework's, with ``:show: both``), its footer saying what was compared."""
+    """The figure of the node's framework (the first's, unless ``:show: both`` put one in each framework's
+    tab), its footer saying what was compared."""
     found = page.store.read_artifact(frameworks.check.content_hash)
     if isinstance(found, dict):
         note = agreement(found["data"], node, frameworks.first.directive)
@@ -42,22 +40,14 @@ def framework_figure(page: Page, node: tensorviz_figure, frameworks: Frameworks,
         if all(isinstance(result, dict) for result in results.values()):  # the comparison itself failed
             why = [missing(page, node, frameworks.check, found).astext()]
         note = " · frameworks not compared: " + " ".join(why) if why else ""
-    if frameworks.show != "both":
-        return draw(page, _copy(node, frameworks.first, node["figure_id"], note, keep_names=True))
-    both = nodes.container(classes=[BOTH_CLASS])
-    for number, (name, request) in enumerate(frameworks.requests.items()):
-        both += nodes.rubric("", shown(name))
-        both += draw(page, _copy(node, request, f"{node['figure_id']}-{name}", note, keep_names=number == 0))
-    return both
+    name = node.get("framework") or next(iter(frameworks.requests))
+    return draw(page, _copy(node, frameworks.requests[name], note))
 
 
-def _copy(node: tensorviz_figure, request: ExecutionRequest, figure_id: str, note: str,
-          keep_names: bool) -> tensorviz_figure:
+def _copy(node: tensorviz_figure, request: ExecutionRequest, note: str) -> tensorviz_figure:
     """``node`` as a single-framework figure of ``request``, with the comparison in its footer."""
     copy = node.deepcopy()
-    copy["request"], copy["frameworks"], copy["figure_id"], copy["footer_note"] = request, None, figure_id, note
-    if not keep_names:
-        copy["ids"], copy["names"] = [], []
+    copy["request"], copy["frameworks"], copy["footer_note"] = request, None, note
     return copy
 
 
