@@ -295,6 +295,8 @@ def test_author_maps_trained_weights_and_a_heatmap(agreeing: tuple[Path, Any], t
     assert [a["data"]["tensors"]["fc1.weight"] for a in shared] == [[16, 8]]
     kept = load_file(str(store_dir(src) / "weights" / f"{shared[0]['data']['file']['sha256']}.safetensors"))
     np.testing.assert_allclose(kept["proj.weight"], trained["proj.weight"].astype(np.float32))
-    # :show: both draws each framework's figure, under its name
+    # :show: both draws each framework's figure, in its tab (the PyTorch one first)
     both = built.html("from-file")
-    assert both.count('class="rubric"') == 2 and both.index(">PyTorch<") < both.index(">JAX<")
+    assert len(re.findall(r'<figure id="[^"]+" class="tv-figure', both)) == 2
+    assert both.index('data-sync-id="torch"') < both.index("<figure") < both.index('data-sync-id="jax"') \
+        < both.rindex("<figure")
