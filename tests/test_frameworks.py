@@ -300,3 +300,17 @@ def test_author_maps_trained_weights_and_a_heatmap(agreeing: tuple[Path, Any], t
     assert len(re.findall(r'<figure id="[^"]+" class="tv-figure', both)) == 2
     assert both.index('data-sync-id="torch"') < both.index("<figure") < both.index('data-sync-id="jax"') \
         < both.rindex("<figure")
+
+
+@pytest.mark.sphinx
+def test_tensorviz_verify_reproduces_every_job_of_the_figures(agreeing: tuple[Path, Any], tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(agreeing[0], src, ignore=shutil.ignore_patterns("_build"))
+    verify = subprocess.run([sys.executable, "-m", "sphinx_tensorviz", "verify", str(src)], capture_output=True,
+                            text=True, timeout=600)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "12 of 12 artifacts reproduced" in verify.stdout
+    ok = [line for line in verify.stdout.splitlines() if line.startswith("ok ")]
+    assert len(ok) == 12 and all(int(re.search(r"compared ([\d,]+) values?", line).group(1)) > 0 for line in ok), ok
+    for what in ("tv-shared-weights", "tv-frameworks-check"):
+        assert sum(what in line for line in ok) == 3, verify.stdout

@@ -26,6 +26,7 @@ FRAMEWORKS_CHECK_KIND = declare(FigureKind(
     directive=FRAMEWORKS_CHECK,
     run="sphinx_tensorviz.execute.worker.frameworks_check:run_frameworks_check",
     schema="sphinx_tensorviz.store:schemas/frameworks-check.schema.json",
+    compare="sphinx_tensorviz.execute.frameworks_compare:compare_check",
 ))
 
 #: The weights both frameworks load: made once from the seed by the PyTorch model (or copied from
@@ -37,6 +38,7 @@ SHARED_WEIGHTS_KIND = declare(FigureKind(
     run="sphinx_tensorviz.execute.worker.shared_weights:run_shared_weights",
     schema="sphinx_tensorviz.store:schemas/shared-weights.schema.json",
     snapshot="sphinx_tensorviz.core.frameworks:weights_snapshot",
+    compare="sphinx_tensorviz.execute.frameworks_compare:compare_weights",
 ))
 
 @dataclass(frozen=True)
