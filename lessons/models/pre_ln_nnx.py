@@ -34,3 +34,11 @@ class PreLNBlock(nnx.Module):
 
 def make(width: int = 8, hidden: int = 16, seed: int = 0):
     return PreLNBlock(width, hidden, nnx.Rngs(seed))
+
+
+def check_causal(block):
+    """Changing the last token leaves the outputs of every earlier token unchanged."""
+    x = jax.random.normal(jax.random.PRNGKey(1), (4, 8))
+    changed = x.at[-1].set(10.0)
+    difference = float(jnp.abs(block(x)[:-1] - block(changed)[:-1]).max())
+    return {"passed": difference < 1e-5, "value": difference, "tolerance": 1e-5}

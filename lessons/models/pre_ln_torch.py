@@ -33,3 +33,13 @@ class PreLNBlock(nn.Module):
 
 def make(width: int = 8, hidden: int = 16):
     return PreLNBlock(width, hidden)
+
+
+def check_causal(block):
+    """Changing the last token leaves the outputs of every earlier token unchanged."""
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(1))
+    changed = x.clone()
+    changed[-1] = 10.0
+    with torch.no_grad():
+        difference = float((block(x)[:-1] - block(changed)[:-1]).abs().max())
+    return {"passed": difference < 1e-5, "value": difference, "tolerance": 1e-5}

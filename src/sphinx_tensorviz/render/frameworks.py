@@ -32,7 +32,7 @@ def framework_figure(page: Page, node: tensorviz_figure, frameworks: Frameworks,
     tab), its footer saying what was compared."""
     found = page.store.read_artifact(frameworks.check.content_hash)
     if isinstance(found, dict):
-        note = agreement(found["data"], node, frameworks.first.directive)
+        note = agreement(found["data"], node, frameworks.first.directive) + provenance(page, frameworks)
     else:  # not compared: each framework without a result says why (the first's figure, drawn below, for it)
         results = {name: page.store.read_artifact(r.content_hash) for name, r in frameworks.requests.items()}
         why = [missing(page, node, frameworks.requests[name], result).astext()
@@ -49,6 +49,13 @@ def _copy(node: tensorviz_figure, request: ExecutionRequest, note: str) -> tenso
     copy = node.deepcopy()
     copy["request"], copy["frameworks"], copy["footer_note"] = request, None, note
     return copy
+
+
+def provenance(page: Page, frameworks: Frameworks) -> str:
+    """Which recorded jobs the agreement comes from, as a figure's own footer names its artifact."""
+    jobs = [("comparison", frameworks.check), ("shared weights", frameworks.weights)]
+    return "".join(f" · {what}: content hash {request.content_hash[:12]}" for what, request in jobs
+                   if request is not None and isinstance(page.store.read_artifact(request.content_hash), dict))
 
 
 def shown(backend: str) -> str:
