@@ -92,6 +92,18 @@ def test_course_has_six_lessons_in_both_frameworks() -> None:
 
 
 @pytest.mark.sphinx
+def test_the_two_frameworks_lesson_shows_both_ports_and_their_agreement(rtd_build: tuple[Path, str]) -> None:
+    """Built without PyTorch or JAX: each framework's code and figure, each figure's footer saying they agree."""
+    out, _ = rtd_build
+    page = " ".join((out / "two-frameworks.html").read_text("utf-8").split())
+    assert page.count("PyTorch and JAX agree on output within float32 tolerance") == 2, "one footer per framework"
+    assert len(re.findall(r'<figure id="[^"]+" class="tv-figure', page)) == 2
+    text = re.sub(r"<[^>]+>", "", page)  # the highlighted code's words, without its spans
+    torch, nnx = text.index("class PreLNBlock(nn.Module)"), text.index("class PreLNBlock(nnx.Module)")
+    assert text.rindex("PyTorch", 0, torch) < torch < text.rindex("JAX", 0, nnx) < nnx  # each under its name
+
+
+@pytest.mark.sphinx
 def test_every_committed_artifact_validates_and_is_used(rtd_build: tuple[Path, str]) -> None:
     out, _ = rtd_build
     html = "".join(p.read_text("utf-8") for p in out.glob("*.html"))
