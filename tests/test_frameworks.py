@@ -314,3 +314,28 @@ def test_tensorviz_verify_reproduces_every_job_of_the_figures(agreeing: tuple[Pa
     assert len(ok) == 12 and all(int(re.search(r"compared ([\d,]+) values?", line).group(1)) > 0 for line in ok), ok
     for what in ("tv-shared-weights", "tv-frameworks-check"):
         assert sum(what in line for line in ok) == 3, verify.stdout
+
+
+@pytest.mark.sphinx
+def test_tv_attention_compares_the_attention_weights(tmp_path: Path) -> None:
+    """Another kind through the same options: one head's weights in PyTorch and Flax NNX (the embedding
+    shared too), and a port without the scale, which fails on the array the kind records, ``weights``."""
+    src = tmp_path / "src"
+    models = src / "models"
+    models.mkdir(parents=True)
+    root = Path(__file__).parent / "roots" / "test-frameworks"
+    shutil.copy(root / "conf.py", src / "conf.py")
+    for name in ("head_torch.py", "head_nnx.py"):
+        shutil.copy(root / "models" / name, models / name)
+    unscaled = (models / "head_nnx.py").read_text("utf-8").replace(" / math.sqrt(x.shape[-1])", "")
+    (models / "head_unscaled.py").write_text(unscaled, "utf-8")
+    page = ("```{{tv-attention}}\n:frameworks: torch, jax\n:torch: models/head_torch.py:make\n:jax: models/{jax}:make\n"
+            ":inputs: [2, 5, 1, 2, 5]\n:title: One head in two frameworks\n```\n")
+    (src / "index.md").write_text("# Heads\n\n" + page.format(jax="head_nnx.py") + "\n" + page.format(jax="head_unscaled.py"),
+                                  "utf-8")
+    built = run_sphinx(src)
+    warnings = built.tensorviz_warnings()
+    assert len(warnings) == 1, warnings
+    assert re.search(r"index\.md:11: WARNING: tv-attention: JAX disagrees with PyTorch on weights: the largest difference "
+                     r"is [0-9.e+-]+ at index \[\d+(, \d+)*\] .*\[tensorviz\.frameworks\]", warnings[0]), warnings
+    assert built.html("index").count("PyTorch and JAX agree on weights within float32 tolerance") == 1
