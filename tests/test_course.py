@@ -77,6 +77,18 @@ def test_course_has_six_lessons_in_both_frameworks() -> None:
 
 
 @pytest.mark.sphinx
+def test_the_two_frameworks_lesson_shows_both_ports_and_their_agreement(rtd_build: tuple[Path, str]) -> None:
+    """Built without PyTorch or JAX: each framework's code and figure, each figure's footer saying they agree."""
+    out, _ = rtd_build
+    page = " ".join((out / "two-frameworks.html").read_text("utf-8").split())
+    assert page.count("PyTorch and JAX agree on output within float32 tolerance") == 2, "one footer per framework"
+    assert len(re.findall(r'<figure id="[^"]+" class="tv-figure', page)) == 2
+    text = re.sub(r"<[^>]+>", "", page)  # the highlighted code's words, without its spans
+    torch, nnx = text.index("class PreLNBlock(nn.Module)"), text.index("class PreLNBlock(nnx.Module)")
+    assert text.rindex("PyTorch", 0, torch) < torch < text.rindex("JAX", 0, nnx) < nnx  # each under its name
+
+
+@pytest.mark.sphinx
 def test_every_committed_artifact_validates_and_is_used(rtd_build: tuple[Path, str]) -> None:
     out, _ = rtd_build
     html = "".join(p.read_text("utf-8") for p in out.glob("*.html"))
@@ -232,8 +244,11 @@ def test_tensorviz_reports_the_course_cached_clean_and_reproducible(course: Path
     sweep_checks = kinds.count("sweep-check")
     # a training compares its final loss, within a tolerance that grows with its steps (features/train/verify.py)
     trainings = kinds.count("train")
+    # a figure with :frameworks: adds two jobs that record no float32 tensor: its shared weights (their
+    # names and shapes, int64) and its comparison (its largest differences, float64)
+    shared = kinds.count("shared-weights") + kinds.count("frameworks-check")
     assert len(re.findall(r"^ +[\d,]+ float32 values in data\.\S+ within rtol=6\.1e-05, atol=\S+$",
-                          verify.stdout, re.M)) >= count - sweep_checks - trainings, verify.stdout
+                          verify.stdout, re.M)) >= count - sweep_checks - trainings - shared, verify.stdout
     assert len(re.findall(r"^ +1 float32 value in the final loss \(after [\d,]+ steps\) within rtol=",
                           verify.stdout, re.M)) == trainings, verify.stdout
     assert len(re.findall(r"^ +1 float64 value in checks\[\w+\]\.value", verify.stdout, re.M)) == sweep_checks
@@ -263,5 +278,7 @@ def test_course_builds_a_pdf_with_pdflatex(course: Path, tmp_path: Path) -> None
     pdf = tmp_path / "latex" / "transformersexecuted.pdf"
     assert pdf.is_file() and pdf.stat().st_size > 100_000
     figures = [p for p in (tmp_path / "latex").glob("tensorviz-*.pdf") if "diagram" not in p.name]
-    assert len(figures) == len(list(STORE.glob("*.json")))  # one drawing per executed figure
+    drawn = [p for p in STORE.glob("*.json")  # not the figure-less jobs (a :frameworks: figure's weights, comparison)
+             if json.loads(p.read_text("utf-8"))["data"]["kind"] not in ("shared-weights", "frameworks-check")]
+    assert len(figures) == len(drawn)  # one drawing per executed figure
     assert list((tmp_path / "latex").glob("tensorviz-diagram-*.pdf")), "and the authored diagram"

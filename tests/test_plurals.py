@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "sphinx_tensorviz"
 PLURAL_NOUN = re.compile(r"^ ([a-z]+s)\b")
 #: third-person verbs that end in s ("{name} is", "{what} differs")
 VERBS = {"is", "has", "was", "does", "differs", "stays", "needs", "lacks", "matches", "names", "gives", "starts",
-         "joins", "holds", "restores", "moves"}
+         "joins", "holds", "restores", "moves", "agrees", "disagrees"}
 #: (module, expression) -> why it needs no plural()
 NOT_COUNTS = {
     ("core/protocol.py", "MAX_RETURNED_BYTES:,"): "a constant, 1 GiB",

@@ -34,6 +34,7 @@ class Subtype(str, Enum):
     limit = FailureKind.limit.value  #: a result, its printed output, a heatmap or a graph is over a ``tensorviz_max_*`` limit
     output = "output"  #: a file beside the pages (a download, a graph's module file) cannot be written
     layout = "layout"  #: an activation's layout (tokens, channels, heads) cannot be inferred
+    frameworks = "frameworks"  #: the frameworks of a figure with ``:frameworks:`` disagree on a recorded array
 
 
 def failure_subtype(kind: str) -> Subtype:

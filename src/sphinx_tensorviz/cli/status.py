@@ -126,7 +126,7 @@ def uses(requests: list[ExecutionRequest]) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for request in requests:
         used = request.options.get(TRAINED)
-        if isinstance(used, dict):
+        if isinstance(used, dict) and not used.get("shared"):  # not a :frameworks: figure's own shared weights
             entry = found.setdefault(str(used["name"]), {"figures": 0, "training": used["training"]})
             entry["figures"] += 1
     return found

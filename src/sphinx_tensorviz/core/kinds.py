@@ -84,6 +84,10 @@ class FigureKind:
     #: raise it when the kind records something else for the same code (from 1 on it is in every
     #: content hash of the kind, so stale artifacts run again; 0 leaves existing hashes as they are)
     version: int = 0
+    #: the option that names a figure's code for ``:frameworks:`` (``model``: ``:torch: file.py:make`` is
+    #: read as that framework's ``:model:``, and the model's weights are shared; ``source``: as its
+    #: ``:source:`` and ``:function:``); ``None``: the kind's figures run in one framework only
+    framework_code: str | None = None
 
     def entry(self, name: str) -> Callable[..., Any]:
         """The function the field ``name`` names, imported on first use."""

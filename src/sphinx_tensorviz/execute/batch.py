@@ -16,6 +16,7 @@ from ..config import Settings
 from ..core.artifact import build_artifact, failure_record
 from ..core.protocol import Failure, FailureKind, Job, Success
 from ..core.request import ExecutionRequest
+from ..core.frameworks import FRAMEWORKS_CHECK
 from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore
 from ..store.guard import list_store
@@ -72,8 +73,9 @@ def run_batches(to_run: dict[str, ExecutionRequest], job_for: Callable[[Executio
 
 def wave(request: ExecutionRequest, to_run: dict[str, ExecutionRequest]) -> int:
     """When ``request`` runs: after the training whose model it loads, when that runs too (1); cross-sweep
-    checks after the points they read (+2). A job waits for the artifacts it depends on, whatever its kind."""
-    return (1 if training_of(request) in to_run else 0) + (2 if request.directive == SWEEP_CHECK else 0)
+    checks and frameworks' comparisons after the results they read (+2). A job waits for the artifacts it depends on, whatever its kind."""
+    return (1 if training_of(request) in to_run else 0) + (2 if request.directive in (SWEEP_CHECK, FRAMEWORKS_CHECK)
+                                                           else 0)
 
 
 def _store_outcome(store: ArtifactStore, request: ExecutionRequest, outcome: Outcome,

@@ -19,14 +19,19 @@ from ..config import Settings
 from ..core.limits import Limits
 from ..core.request import TRAINED, ExecutionRequest
 from ..core.state import all_requests, failing_claims_of, requests_of
+from ..core.frameworks import FRAMEWORKS_CHECK
 from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.build import build_store
 from ..warnings_ import Subtype, warn
 from .course_kinds import course_kind
 from .fingerprint import EnvironmentCheck
+from .frameworks_points import framework_job_points
 from .trained import trained_weights, training_of
 from .worker.sweep_check import sweep_job_points
+
+#: the figure-less jobs that read stored artifacts (a sweep's points, the frameworks' results), and how
+STORED_INPUTS = {SWEEP_CHECK: sweep_job_points, FRAMEWORKS_CHECK: framework_job_points}
 
 if TYPE_CHECKING:
     from ..core.protocol import Job
@@ -154,14 +159,15 @@ def _needs_run(content_hash: str, request: ExecutionRequest, store: ArtifactStor
 
 def job_for(request: ExecutionRequest, env: BuildEnvironment, store: ArtifactStore | None = None) -> Job | None:
     """The worker's job for ``request``; ``None`` for a cross-sweep check while a point of its sweep
-    has no stored artifact (nothing to check yet), or when no ``store`` is given to read them from, and
+    (for a frameworks' comparison, a framework) has no stored artifact (nothing to check yet), or when no ``store`` is given to read them from, and
     for a figure whose trained model's weights cannot be found (:mod:`.trained` warns)."""
     from ..core.protocol import Job  # only a build that runs something needs the protocol
 
     srcdir = Path(env.srcdir).resolve()
     points = None
-    if request.directive == SWEEP_CHECK:
-        points = sweep_job_points(request.inputs, store.read_artifact) if store is not None else None
+    if request.directive in STORED_INPUTS:
+        reads = STORED_INPUTS[request.directive]
+        points = reads(request.inputs, store.read_artifact) if store is not None else None
         if points is None:
             return None
     if request.inline_code is not None:

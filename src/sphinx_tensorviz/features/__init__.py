@@ -18,5 +18,6 @@ def declare_builtin_kinds() -> None:
     """Import every feature package, so each declares its figure kind: what a process that sets up no
     Sphinx application (``tensorviz push``, a test) needs before it reads artifacts."""
     importlib.import_module("sphinx_tensorviz.core.sweep")  # the cross-sweep check's kind
+    importlib.import_module("sphinx_tensorviz.core.frameworks")  # the frameworks' comparison and shared weights
     for found in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{found.name}")

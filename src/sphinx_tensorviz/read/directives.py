@@ -27,6 +27,7 @@ from ..core.state import add_request
 from ..warnings_ import Subtype, warn
 from . import options as opt
 from .choices import choices_option, merge_choices
+from .frameworks import FRAMEWORK_OPTIONS, run_frameworks
 from .front_matter import as_written, continuation_hint
 from .sources import SourceError, local_imports, resolve_inside
 from .sweep import build_sweep
@@ -95,10 +96,12 @@ class ExecutedDirective(SphinxDirective):
         # so every problem becomes a located ``tensorviz.option`` warning instead.
         cls.option_spec = {
             name: directives.flag if conv is directives.flag else directives.unchanged
-            for name, conv in {**COMMON_OPTIONS, **cls.extra_options}.items()
+            for name, conv in {**COMMON_OPTIONS, **FRAMEWORK_OPTIONS, **cls.extra_options}.items()
         }
 
     def run(self) -> list[nodes.Node]:
+        if any(name in self.options for name in FRAMEWORK_OPTIONS):  # read once per framework
+            return run_frameworks(self)
         try:
             values = self.converted_options()
             request = self.build_request(values)

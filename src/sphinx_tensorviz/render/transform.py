@@ -30,6 +30,7 @@ from .bidi import isolated
 from .cache import RenderCache, drawing_cache_folder
 from .choices import confirmation_of
 from .footer import provenance_line
+from .frameworks import framework_figure
 from .page import Page, RenderContext
 from .part_cache import Drawn, for_page
 from .parts import FigureParts
@@ -74,6 +75,8 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
         authored = page.registry.authored[node["authored"]](node, page.ctx)
         return layout(page, node, authored.parts, prompt(node, authored.prompt, None), authored.footer,
                       authored.kind, f"{authored.kind.removeprefix('tv-')}-{node['figure_id']}")
+    if node.get("frameworks") is not None:  # ``:frameworks:``: compared, then drawn as one framework's
+        return framework_figure(page, node, node["frameworks"], figure, missing)
     kind = page.registry.executed[request.directive]
     sweep: Sweep | None = node.get("sweep")
     if sweep is not None and not kind.sweep:  # each point drawn as a figure of its own
@@ -114,8 +117,8 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
         if not check["passed"]:
             warn(f"{request.directive}: claim failed: {check['description']}"
                  + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
-    made = layout(page, node, parts, prompt(node, request.render, found.get("checks", [])), provenance_line(found),
-                  request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
+    made = layout(page, node, parts, prompt(node, request.render, found.get("checks", [])),
+                  provenance_line(found) + node.get("footer_note", ""), request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
     drawn.keep(isolated(made))  # kept as the page shows it: with its texts isolated
     return made
 

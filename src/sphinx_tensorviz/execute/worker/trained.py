@@ -28,11 +28,16 @@ def model_factory(module: types.ModuleType, job: Job) -> Callable[..., Any]:
     factory = getattr(module, job.function or "", None)
     if not callable(factory):
         raise BadResult(f"no class or function named {job.function!r} in {job.entry}")
-    weights = (job.options.get(TRAINED) or {}).get("weights")
+    used = job.options.get(TRAINED) or {}
+    weights = used.get("weights")
     if not weights:
         return factory
 
     def trained(*args: Any, **kwargs: Any) -> Any:
+        if used.get("shared"):  # ``:frameworks:``: the weights every framework's model loads
+            from .shared_weights import load_shared
+
+            return load_shared(factory(*args, **kwargs), checked_bytes(weights), job, used["shared"])
         return load_weights(factory(*args, **kwargs), checked_bytes(weights), job.backend)
 
     return trained
@@ -65,13 +70,8 @@ def load_weights(model: Any, content: bytes, backend: str) -> Any:
     from safetensors.numpy import load as load_numpy
 
     arrays = load_numpy(content)
-    try:
-        from flax import nnx
-    except ImportError:
-        nnx = None
-    tree = nnx.state(model, nnx.Param) if nnx is not None and isinstance(model, nnx.Module) else model
-    leaves = [(path_name(p), leaf) for p, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]
-              if isinstance(leaf, jax.Array)]
+    tree, nnx = _parameter_tree(model)
+    leaves = jax_parameters(model)
     missing = [name for name, _ in leaves if name not in arrays]
     if not leaves or missing:
         raise BadResult(f"the trained weights lack {', '.join(missing[:5]) or 'every array of the model'}: the "
@@ -85,6 +85,25 @@ def load_weights(model: Any, content: bytes, backend: str) -> Any:
         return new
     nnx.update(model, new)
     return model
+
+
+def _parameter_tree(model: Any) -> tuple[Any, Any]:
+    """(the pytree of ``model``'s parameters: ``nnx.state(model, nnx.Param)`` of a Flax NNX module, else the
+    model itself; the ``nnx`` module, or ``None`` when Flax is not installed)."""
+    try:
+        from flax import nnx
+    except ImportError:
+        return model, None
+    return (nnx.state(model, nnx.Param) if isinstance(model, nnx.Module) else model), nnx
+
+
+def jax_parameters(model: Any) -> list[tuple[str, Any]]:
+    """``(dotted path, array)`` of each parameter of a JAX model (Flax NNX, Equinox, any pytree)."""
+    import jax
+
+    tree, _ = _parameter_tree(model)
+    return [(path_name(p), leaf) for p, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]
+            if isinstance(leaf, jax.Array)]
 
 
 def path_name(path: tuple[Any, ...]) -> str:

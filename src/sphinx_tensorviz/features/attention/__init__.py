@@ -39,6 +39,7 @@ KIND = declare(FigureKind(
     reproduce=f"{__name__}.reproduce",
     compare=f"{__name__}.verify:compare",
     summary=f"{__name__}.show:summary",
+    framework_code="model",  # ``:frameworks:``: one model per framework, with shared weights
 ))
 
 

@@ -23,8 +23,9 @@ KIND = "tv-diagram"
 
 
 def is_diagram(options: dict[str, Any]) -> bool:
-    """A ``tv-graph`` with a ``:diagram:``, or with neither ``:model:`` nor ``:source:`` (a YAML body)."""
-    return "diagram" in options or ("model" not in options and "source" not in options)
+    """A ``tv-graph`` with a ``:diagram:``, or with neither ``:model:``, ``:source:`` nor ``:frameworks:`` (a
+    YAML body)."""
+    return "diagram" in options or not {"model", "source", "frameworks"} & set(options)
 
 
 def run_diagram(directive: ExecutedDirective) -> list[nodes.Node]:

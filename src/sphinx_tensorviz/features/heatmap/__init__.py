@@ -38,6 +38,7 @@ KIND = declare(FigureKind(
     reproduce=f"{__name__}.reproduce",
     compare=f"{__name__}.verify:compare",
     summary=f"{__name__}.show:summary",
+    framework_code="source",  # ``:frameworks:``: ``:torch: file.py:function`` is that framework's code
 ))
 
 

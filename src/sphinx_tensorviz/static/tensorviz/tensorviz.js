@@ -201,6 +201,9 @@
   });
 
   function init() {
+    // a figure's frameworks' tabs (sphinx-design's) become tabs only now: without this script each
+    // framework's code shows, in order (tensorviz.css)
+    all(document, ".tv-frameworks-tabs").forEach(function (set) { set.classList.add("tv-scripted"); });
     all(document, "figure.tv-figure").forEach(function (figure, k) {
       if (!figure.querySelector("svg.tv-graph")) { return; }
       graphs[figure.id || "tv-figure-" + k] = new tv.Graph(figure);
