@@ -16,7 +16,10 @@ from typing import Any
 from docutils import nodes
 
 from ..config import app_of, settings
+from sphinx.builders.gettext import MessageCatalogBuilder
+
 from ..core.hashing import digest
+from ..core.i18n import _, course_words, untranslated, words_identity
 from ..core.limits import Limits, data_size_problem
 from ..core.nodes import error_box, tensorviz_figure
 from ..core.request import ExecutionRequest
@@ -36,6 +39,7 @@ from .parts import FigureParts
 from .registry import registry
 from .sweep_figures import per_point, switcher
 from .tables import captions_before_tables
+from .words import note_artifact_words, shown_artifact, translate_figure, translated_language
 
 #: a crash's or a timeout's output: its last lines. A lesson's traceback is folded already (its
 #: frames, one line for the library's): shown whole up to _FOLDED_LINES, from its header
@@ -50,10 +54,19 @@ def render_document(document: nodes.document, env: Any) -> None:
     builder = app.builder
     scripted = builder.format == "html" and not builder.name.startswith("epub")
     drawings = RenderCache(drawing_cache_folder(conf.drawing_cache, Path(env.doctreedir)))
+    language = translated_language(env.config)
+    words = course_words(env, env.docname) if language else untranslated
+    identity = words_identity(language) if language else ""
     ctx = RenderContext(drawings, Path(env.srcdir), Path(builder.outdir) if scripted else None,
-                        builder.get_target_uri(env.docname))
+                        builder.get_target_uri(env.docname), words, identity)
     page = Page(document, env, builder, build_store(env, conf), ctx, Limits.from_settings(conf), conf.mode,
                 registry(app))
+    if isinstance(builder, MessageCatalogBuilder):  # a message catalogue: the figures' words, nothing drawn
+        note_artifact_words(page)
+        return
+    if language:
+        for node in document.findall(tensorviz_figure):
+            translate_figure(node, words, identity)
     page.kept = for_page(page)  # the kinds' parts kept as HTML, for HTML builders
     for _order, page_pass in page.registry.passes:
         page_pass(page)
@@ -73,7 +86,7 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
     kind = page.registry.executed[request.directive]
     sweep: Sweep | None = node.get("sweep")
     if sweep is not None and not kind.sweep:  # each point drawn as a figure of its own
-        figures = per_point(node, sweep, lambda copy, _: figure(page, copy))
+        figures = per_point(node, sweep, lambda copy, _point: figure(page, copy))
         return switcher(node["figure_id"], node["ids"], sweep, figures, page.html,
                         prompt=prompt(node, request.render, None))
     if sweep is not None:
@@ -90,9 +103,11 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
     if notes:  # e.g. a guided tour on this page numbers its stops on the graph
         render = {**render, **notes}
         renderer_hash = digest({"renderer": renderer_hash, **notes})
+    shown = shown_artifact(found, page.ctx.words)
+
     def make() -> FigureParts:
         """The kind's parts, with what the figure adds from its artifact: printed output, details."""
-        parts = kind.entry("parts")(found, render, renderer_hash, page.ctx)
+        parts = kind.entry("parts")(shown, render, renderer_hash, page.ctx)
         if found["stdout"].strip():
             parts.details.append(printed_output(found["stdout"]))
         for detail in page.registry.details:  # e.g. the downloads, written next to the page
@@ -101,8 +116,9 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
                 parts.details.append(made)
         return parts
 
-    drawn = (page.kept.draw(node, [found], {"directive": request.directive, "render": render, "renderer": renderer_hash},
-                            make) if page.kept is not None else Drawn(make()))
+    named_by = {"directive": request.directive, "render": render, "renderer": renderer_hash,
+                **({"claims": [c["description"] for c in shown["checks"]]} if shown is not found else {})}
+    drawn = (page.kept.draw(node, [found], named_by, make) if page.kept is not None else Drawn(make()))
     parts = drawn.parts
     for message, subtype in parts.warnings:
         warn(f"{request.directive}: {message}", subtype, location=node)
@@ -110,7 +126,7 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
         if not check["passed"]:
             warn(f"{request.directive}: claim failed: {check['description']}"
                  + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
-    made = layout(page, node, parts, prompt(node, request.render, found.get("checks", [])), provenance_line(found),
+    made = layout(page, node, parts, prompt(node, request.render, shown.get("checks", [])), provenance_line(found),
                   request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
     drawn.keep(isolated(made))  # kept as the page shows it: with its texts isolated
     return made
@@ -135,7 +151,10 @@ def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
     first = sweep.points[0].request
 
     def make() -> FigureParts:  # the sweep's warnings are given at the figure, as the parts' are
-        rendering = page.registry.executed[first.directive].entry("sweep")(sweep, artifacts, check, problem, page.ctx)
+        words = page.ctx.words
+        rendering = page.registry.executed[first.directive].entry("sweep")(
+            sweep, [shown_artifact(a, words) for a in artifacts], check and shown_artifact(check, words), problem,
+            page.ctx)
         return replace(rendering.parts, warnings=list(rendering.warnings))
 
     named_by = {"directive": first.directive, "sweep": sweep, "problem": problem, "renderer": first.renderer_hash}
@@ -143,10 +162,11 @@ def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
              if page.kept is not None else Drawn(make()))
     for message, subtype in drawn.parts.warnings:
         warn(message, subtype, location=node)
-    footer = f"{len(artifacts)} recorded runs, one per point (hashes listed with each); the first: " \
-             + provenance_line(artifacts[0])
+    footer = _("{count} recorded runs, one per point (hashes listed with each); the first: {footer}").format(
+        count=len(artifacts), footer=provenance_line(artifacts[0]))
     key = digest({"points": [p.request.content_hash for p in sweep.points], "renderer": first.renderer_hash})
-    made = layout(page, node, drawn.parts, prompt(node, first.render, check["checks"] if check else None),
+    made = layout(page, node, drawn.parts,
+                  prompt(node, first.render, shown_artifact(check, page.ctx.words)["checks"] if check else None),
                   footer, first.directive, key[:24])
     drawn.keep(isolated(made))  # kept as the page shows it: with its texts isolated
     return made
@@ -224,7 +244,7 @@ def printed_output(stdout: str) -> nodes.Element:
     lines = stdout.rstrip().splitlines()
     shown = "\n".join(lines[-40:])
     box = nodes.container(classes=["tv-stdout"])
-    box += nodes.paragraph("", "", nodes.strong("", "Printed by the code"))
+    box += nodes.paragraph("", "", nodes.strong("", _("Printed by the code")))
     # output, not code: never highlighted or numbered as the page's code is
     box += nodes.literal_block(shown, shown, language="text", linenos=False)
     return box
