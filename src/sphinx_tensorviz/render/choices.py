@@ -66,12 +66,14 @@ def choices_form(choices: list[dict[str, Any]], prediction: str) -> str:
         for k, c in enumerate(choices)
     )
     right = next(i for i, c in enumerate(choices) if c["correct"])
+    legend = svg.text(_("Your prediction: {question}").format(question=prediction))
+    commit = svg.text(_("Commit my prediction and reveal the figure"))
     markup = (
         f'<form class="tv-choices" hidden="" data-tv-answer="{right}">'
         # the legend names the group for a screen reader; the question is shown just above it
-        f'<fieldset><legend class="tv-visually-hidden">{svg.text(_("Your prediction: {question}").format(question=prediction))}</legend>'
+        f'<fieldset><legend class="tv-visually-hidden">{legend}</legend>'
         f'{radios}</fieldset>'
-        f'<button type="submit" class="tv-commit">{svg.text(_("Commit my prediction and reveal the figure"))}</button>'
+        f'<button type="submit" class="tv-commit">{commit}</button>'
         f'<p class="tv-choice-result" role="status" aria-live="polite"></p></form>'
     )
     return markup

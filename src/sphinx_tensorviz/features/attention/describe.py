@@ -57,7 +57,8 @@ def attention_alt(data: dict[str, Any]) -> str:
         if name in named:
             which = _("{heads_word} {heads}").format(heads_word=ngettext("head", "heads", len(named[name])),
                                                      heads=", ".join(named[name]))
-            parts.append(f"{which}: {_(WORDS[name]) if name in WORDS else _('no single pattern')}")
+            pattern = _(WORDS[name]) if name in WORDS else _("no single pattern")
+            parts.append(f"{which}: {pattern}")
     return _("Attention weights of {shape}, on one colour scale from 0 to 1. {heads}.").format(
         shape=_shape(data), heads="; ".join(parts))
 

@@ -95,9 +95,11 @@ def _larger_views(data: dict[str, Any], patterns: list[Pattern], key: str, rende
             cell_grid_svg, head_data(data, item), title=_("Attention weights of {head}").format(head=name),
             alt=head_sentence(item, pattern), colormap=colormap, scale=scale))
         # at its natural size (text >= 12 px), scrolling sideways inside its region on a phone
+        summary = _("Enlarge {head}: {pattern}").format(head=name, pattern=pattern.sentence())
+        region = _("{head}, enlarged").format(head=name)
         views.append(f'<details class="tv-reveal tv-attention-head"><summary>'
-                     f'{svg.text(_("Enlarge {head}: {pattern}").format(head=name, pattern=pattern.sentence()))}</summary>\n'
-                     f'<div class="tv-scroll" tabindex="0" role="region" aria-label={svg.attr(_("{head}, enlarged").format(head=name))}>'
+                     f'{svg.text(summary)}</summary>\n'
+                     f'<div class="tv-scroll" tabindex="0" role="region" aria-label={svg.attr(region)}>'
                      f'<div class="tv-svg">{drawing.replace(svg.ID_TOKEN, f"{svg.ID_TOKEN}-h{number}")}</div></div>'
                      '</details>')
     return markup(f'<div class="tv-attention-heads">{"".join(views)}</div>')
