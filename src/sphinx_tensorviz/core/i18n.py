@@ -46,8 +46,15 @@ Words = Callable[[str], str]
 
 
 def _(message: str) -> str:
-    """``message`` in the build's language (the package's catalogue); itself where it has none."""
-    return str(_gettext(message))
+    """``message`` in the build's language (the package's catalogue); itself where it has none.
+
+    A word that is also a counted noun ("step" as an axis label, ``counted(n, "step", "steps")``)
+    has one entry in a catalogue, its plural one (gettext allows one entry per message): its
+    singular form is the word."""
+    translated = str(_gettext(message))
+    if translated == message and is_translator_registered(CATALOG):
+        return get_translator(CATALOG).ngettext(message, message, 1)
+    return translated
 
 
 def N_(message: str) -> str:  # noqa: N802 - gettext's name for it

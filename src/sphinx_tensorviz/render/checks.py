@@ -17,7 +17,7 @@ def checks_list(checks: list[dict[str, Any]], heading: str | None = None) -> nod
     for check in checks:
         mark = _("passed") if check["passed"] else _("FAILED")
         para = nodes.paragraph(classes=["tv-check", "tv-check-passed" if check["passed"] else "tv-check-failed"])
-        para += nodes.strong("", f"{'✓' if check['passed'] else '✗'} {mark}: ")
+        para += nodes.strong("", ("✓ " if check["passed"] else "✗ ") + _("{label}: ").format(label=mark))
         para += nodes.Text(check["description"])
         if check.get("detail"):
             para += nodes.Text(f" ({check['detail']})")

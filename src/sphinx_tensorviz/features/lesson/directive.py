@@ -21,7 +21,7 @@ from ...warnings_ import Subtype, warn
 
 
 #: a lesson's metadata that holds the author's words (``milestone`` holds them in its ``fidelity``)
-TEXT_META = ("question", "category", "limitations", "attribution")
+TEXT_META = ("question", "category", "limitations", "attribution", "license")
 
 
 class tensorviz_lesson(nodes.General, nodes.Element, TranslatableWords):  # noqa: N801

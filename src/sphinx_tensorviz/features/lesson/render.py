@@ -48,8 +48,8 @@ def milestone_node(milestone: dict[str, Any]) -> nodes.paragraph:
 
 
 def lesson_footer(meta: dict[str, Any]) -> nodes.Element | None:
-    parts = [f"{label}: {meta[key]}" for key, label in (("attribution", _("Attribution")), ("license", _("License")))
-             if key in meta]
+    parts = [_("{label}: ").format(label=label) + meta[key]
+             for key, label in (("attribution", _("Attribution")), ("license", _("License"))) if key in meta]
     if not parts:
         return None
     return nodes.paragraph("", " · ".join(parts), classes=["tv-lesson-footer"])

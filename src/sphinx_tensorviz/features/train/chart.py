@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ...core.i18n import _
 from ...render import svg
 from ...render.numbers import fmt
 from ...render.shapes import Drawing, Group, Line, Paint, Path, Rect, Shape, Text

@@ -1,0 +1,244 @@
+"""Translated courses (issue 29): Sphinx's gettext workflow translates every word a figure shows.
+
+The author's words (titles, alt text, predictions, choices, tour steps, claims, lesson metadata)
+reach the page's ``.pot`` through ``sphinx-build -b gettext`` and come back from the course's own
+catalogue (``sphinx-intl update``); the extension's fixed words come from the catalogue shipped in
+the package. The artifacts do not depend on the language: a French build executes nothing, changes
+no stored file, and draws the same figures apart from their words.
+
+The builds run ``sphinx-build`` and ``sphinx-intl`` in subprocesses, as an author runs them (and
+because Sphinx keeps a process's translations for its lifetime).
+"""
+
+from __future__ import annotations
+
+import gettext
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po, write_po
+from conftest import copy_root
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "sphinx_tensorviz"
+#: the package's catalogue (``core/i18n.py``'s ``CATALOG`` in ``LOCALE_DIR``)
+CATALOG = "sphinx_tensorviz"
+LOCALE_DIR = PACKAGE / "locale"
+LESSONS = ROOT / "lessons"
+SUMMARY = re.compile(r"tensorviz: (\d+) executed, (\d+) cached, (\d+) failed")
+#: how the package marks its words (``counted(n, singular, plural)``: a counted noun)
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "counted": (2, 3)}
+FRENCH_PO = LOCALE_DIR / "fr" / "LC_MESSAGES" / f"{CATALOG}.po"
+
+
+# -- the extension's own catalogue ------------------------------------------------------------------
+
+def package_messages() -> set[str | tuple[str, str]]:
+    """Every word the package marks for translation, as Babel extracts it (the .pot's msgids). A
+    word that is also a counted noun is one entry, the plural one (``core.i18n._`` reads it so)."""
+    found = set()
+    for _file, _line, message, _comments, _context in extract_from_dir(
+            str(PACKAGE), method_map=[("**.py", "python")], keywords=KEYWORDS):
+        found.add(message if isinstance(message, str) else tuple(message))
+    return found - {m[0] for m in found if isinstance(m, tuple)}
+
+
+def catalogue_messages(path: Path) -> dict[str | tuple[str, str], str | tuple[str, ...]]:
+    with path.open("rb") as handle:
+        return {(m.id if isinstance(m.id, str) else tuple(m.id)): (m.string if isinstance(m.string, str)
+                                                                    else tuple(m.string))
+                for m in read_po(handle) if m.id}
+
+
+def fields(text: str) -> set[str]:
+    return set(re.findall(r"\{(\w*)(?:[:!][^}]*)?\}", text))
+
+
+def test_the_shipped_template_has_every_word_the_package_marks() -> None:
+    """``locale/sphinx_tensorviz.pot`` is what ``pybabel extract`` makes of the package now."""
+    assert set(catalogue_messages(LOCALE_DIR / f"{CATALOG}.pot")) == package_messages()
+
+
+def test_the_french_catalogue_translates_every_fixed_word_with_the_same_fields() -> None:
+    french = catalogue_messages(FRENCH_PO)
+    missing = sorted(map(str, package_messages() - set(french)))
+    assert not missing, "translate these in locale/fr (docs/howto/translate.md):\n" + "\n".join(missing)
+    for message, translated in french.items():
+        forms = translated if isinstance(translated, tuple) else (translated,)
+        assert all(forms), f"{message!r} has no French"
+        original = message if isinstance(message, str) else message[1]
+        assert all(fields(form) == fields(original) for form in forms), (message, translated)
+    assert french["Predict first:"] == "Prédisez d’abord :"
+
+
+def test_the_shipped_mo_is_the_compiled_po() -> None:
+    """The .mo the build reads says what the .po says (``pybabel compile`` after each edit)."""
+    with (FRENCH_PO.with_suffix(".mo")).open("rb") as handle:
+        compiled = gettext.GNUTranslations(handle)
+    for message, translated in catalogue_messages(FRENCH_PO).items():
+        if isinstance(message, str):
+            assert compiled.gettext(message) == translated
+        else:
+            assert [compiled.ngettext(*message, n) for n in (1, 2)] == list(translated)
+    assert compiled.ngettext("row", "rows", 1) == "ligne" and compiled.ngettext("row", "rows", 3) == "lignes"
+
+
+# -- building in French -------------------------------------------------------------------------------
+
+def sphinx(*args: str, env: dict[str, str] | None = None, blocked: bool = False) -> subprocess.CompletedProcess[str]:
+    """``sphinx-build`` in a fresh process (``blocked``: with the frameworks unimportable, as on
+    Read the Docs, so nothing could execute)."""
+    start = [sys.executable, "-c", BLOCKED_FRAMEWORKS] if blocked else [sys.executable, "-m", "sphinx"]
+    return subprocess.run([*start, *args], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **(env or {})})
+
+
+BLOCKED_FRAMEWORKS = """
+import importlib.abc, sys
+class NotInstalled(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in {"torch", "jax", "jaxlib", "flax", "equinox", "transformers"}:
+            raise ModuleNotFoundError(name)
+sys.meta_path.insert(0, NotInstalled())
+from sphinx.cmd.build import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def sphinx_intl_update(pot: Path, locales: Path) -> None:
+    """``sphinx-intl update -p POT -l fr -d LOCALES``: the author's step after ``-b gettext``."""
+    done = subprocess.run([sys.executable, "-m", "sphinx_intl", "update", "-p", str(pot), "-l", "fr",
+                           "-d", str(locales)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+def translate(po: Path, words: dict[str, str]) -> None:
+    """What a translator does in the .po: write the French of some messages."""
+    with po.open("rb") as handle:
+        catalog = read_po(handle)
+    for message in catalog:
+        if message.id in words:
+            message.string = words[message.id]
+    with po.open("wb") as handle:
+        write_po(handle, catalog)
+
+
+def stored(store: Path) -> dict[str, bytes]:
+    return {p.relative_to(store).as_posix(): p.read_bytes() for p in sorted(store.rglob("*")) if p.is_file()}
+
+
+def figure_svgs(page: str) -> list[str]:
+    return re.findall(r'<div class="tv-svg">(<svg.*?</svg>)</div>', page, flags=re.S)
+
+
+def drawing_without_words(svg: str) -> str:
+    """The drawing less its words: the text of every text, title and description, and the labels.
+    A graph's legend is laid out by the width of its words: its body is compared, wherever the
+    legend puts it."""
+    svg = re.sub(r"(<(text|tspan|title|desc)\b[^>]*>)[^<]*", r"\1", svg)
+    svg = re.sub(r'\b(aria-label|data-tooltip)="[^"]*"', r'\1=""', svg)
+    body = svg.find('<g class="tv-body"')
+    return re.sub(r'^<g class="tv-body" transform="[^"]*"', '<g class="tv-body"', svg[body:]) if body >= 0 else svg
+
+
+def visible_text(page: str) -> str:
+    """The page's words as a reader meets them (markup and scripts out, entities decoded)."""
+    import html
+
+    page = re.sub(r"<(script|style)\b.*?</\1>", "", page, flags=re.S)
+    return html.unescape(" ".join(re.sub(r"<[^>]+>", " ", page).split()))
+
+
+#: the French a translator gives the test root's words (index.md and lesson.md)
+ROOT_FRENCH = {
+    "A small outer product": "Un petit produit extérieur",
+    "Two rows of three products that grow to the right.": "Deux lignes de trois produits qui croissent vers la droite.",
+    "Which cell is the largest?": "Quelle case est la plus grande ?",
+    "Two boxes": "Deux boîtes",
+    "Box a on top feeds box b below it.": "La boîte a, en haut, alimente la boîte b en dessous.",
+    "The tiny model": "Le tout petit modèle",
+    "Project": "Projeter",
+    "Clip": "Écrêter",
+    "Which values does the ReLU keep?": "Quelles valeurs la ReLU garde-t-elle ?",
+    "What does a ReLU after a linear layer keep?": "Que garde une ReLU après une couche linéaire ?",
+    "Tiny and random.": "Minuscule et aléatoire.",
+}
+
+
+@pytest.fixture(scope="module")
+def translated_root(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | str]:
+    """test-snapshot translated as an author would: ``-b gettext``, ``sphinx-intl update``, the
+    .po files filled in, then built in English and in French from its committed artifacts."""
+    base = tmp_path_factory.mktemp("i18n")
+    src = copy_root("snapshot", base / "src", with_store=True)
+    before = stored(src / "tensorviz_artifacts")
+    gettext_build = sphinx("-b", "gettext", str(src), str(base / "gettext"))
+    assert gettext_build.returncode == 0, gettext_build.stderr
+    sphinx_intl_update(base / "gettext", src / "locales")
+    for po in (src / "locales" / "fr" / "LC_MESSAGES").glob("*.po"):
+        translate(po, ROOT_FRENCH)
+    english = sphinx("-W", "-b", "html", str(src), str(base / "en"))
+    assert english.returncode == 0, english.stderr
+    french = sphinx("-W", "-b", "html", "-D", "language=fr", str(src), str(base / "fr"))
+    assert french.returncode == 0, french.stderr
+    assert stored(src / "tensorviz_artifacts") == before  # nothing recorded, rewritten or dropped
+    return {"base": base, "src": src, "french": french.stdout + french.stderr}
+
+
+@pytest.mark.sphinx
+def test_gettext_collects_the_authors_words_of_every_figure_and_none_made_from_data(
+        translated_root: dict[str, Path]) -> None:
+    pots = {p.stem: catalogue_messages(p) for p in (translated_root["base"] / "gettext").glob("*.pot")}
+    # title, alt, prediction, a diagram's title and reading, a graph's title, tour steps,
+    # the activations' prediction, the lesson's question and limitations
+    assert set(ROOT_FRENCH) <= set(pots["index"]) | set(pots["lesson"])
+    assert {"Project", "Clip", "The tiny model", "Which values does the ReLU keep?"} <= set(pots["lesson"])
+    everything = " ".join(str(m) for pot in pots.values() for m in pot)
+    for made in ("Heatmap of", "Computation graph of one forward pass", "Recorded computation", "Predict first"):
+        assert made not in everything  # the extension's words are in its own catalogue, not the course's
+
+
+@pytest.mark.sphinx
+def test_french_build_from_the_store_executes_nothing_and_shows_french(translated_root: dict[str, Path]) -> None:
+    recorded = len(list((translated_root["src"] / "tensorviz_artifacts").glob("*.json")))  # the heatmap, the graph
+    assert [tuple(map(int, found)) for found in SUMMARY.findall(translated_root["french"])] == [(0, recorded, 0)]
+    index = visible_text((translated_root["base"] / "fr" / "index.html").read_text("utf-8"))
+    lesson = visible_text((translated_root["base"] / "fr" / "lesson.html").read_text("utf-8"))
+    for words in ("Un petit produit extérieur", "Quelle case est la plus grande ?", "Deux boîtes",
+                  "La boîte a, en haut, alimente la boîte b en dessous."):
+        assert words in index
+    for words in ("Le tout petit modèle", "Projeter", "Écrêter", "Quelles valeurs la ReLU garde-t-elle ?",
+                  "Que garde une ReLU après une couche linéaire ?", "Minuscule et aléatoire."):
+        assert words in lesson
+    # the extension's own words, from its catalogue: prompt, reveal, long description, table,
+    # footer, downloads, tour, outline, activations, lesson header
+    for words in ("Prédisez d’abord :", "Afficher la figure (après avoir fait votre prédiction)",
+                  "Chaque case montre la valeur (count) pour une ligne et une colonne.", "Données : count",
+                  "Calcul enregistré sur CPU (1 appareil)", "Reproduire cette figure"):
+        assert words in index
+    for words in ("Visite guidée", "Dans le graphe :", "Le graphe sous forme de liste", "Valeurs en act",
+                  "Limites :", "Question :"):
+        assert words in lesson
+    for english in ("Predict first", "Recorded computation", "Reveal the figure", "The graph as a list",
+                    "Guided tour", "A small outer product", "Which values does the ReLU keep?"):
+        assert english not in index + lesson
+
+
+@pytest.mark.sphinx
+def test_french_figures_are_the_english_drawings_with_french_words(translated_root: dict[str, Path]) -> None:
+    for page in ("index", "lesson"):
+        english = figure_svgs((translated_root["base"] / "en" / f"{page}.html").read_text("utf-8"))
+        french = figure_svgs((translated_root["base"] / "fr" / f"{page}.html").read_text("utf-8"))
+        assert len(english) == len(french) >= 2
+        assert [drawing_without_words(s) for s in english] == [drawing_without_words(s) for s in french]
+        assert english != french  # their words differ
+    title = re.search(r"<title[^>]*>([^<]*)</title>", figure_svgs(
+        (translated_root["base"] / "fr" / "index.html").read_text("utf-8"))[0])
+    assert title and title.group(1) == "Un petit produit extérieur"
