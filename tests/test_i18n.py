@@ -242,3 +242,57 @@ def test_french_figures_are_the_english_drawings_with_french_words(translated_ro
     title = re.search(r"<title[^>]*>([^<]*)</title>", figure_svgs(
         (translated_root["base"] / "fr" / "index.html").read_text("utf-8"))[0])
     assert title and title.group(1) == "Un petit produit extérieur"
+
+
+# -- the course in French ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def french_course(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | str]:
+    """The course built as on Read the Docs (cache-only, no framework installed), in English and in
+    French, with the French catalogue of ``lessons/locales/fr``."""
+    base = tmp_path_factory.mktemp("course-fr")
+    src = base / "lessons"
+    shutil.copytree(LESSONS, src, ignore=shutil.ignore_patterns("_build", "__pycache__", "failures", "*.mo"))
+    before = stored(src / "tensorviz_artifacts")
+    built = {}
+    for language in ("en", "fr"):
+        done = sphinx("-W", "--keep-going", "-b", "html", "-D", f"language={language}", str(src),
+                      str(base / language), env={"READTHEDOCS": "True"}, blocked=True)
+        assert done.returncode == 0, done.stderr
+        built[language] = done.stdout + done.stderr
+    assert stored(src / "tensorviz_artifacts") == before
+    return {"base": base, "src": src, **built}
+
+
+@pytest.mark.sphinx
+def test_the_course_builds_in_french_from_its_artifacts_executing_nothing(french_course: dict[str, Path]) -> None:
+    recorded = len(list((french_course["src"] / "tensorviz_artifacts").glob("*.json")))
+    assert [int(n) for n in SUMMARY.findall(french_course["fr"])[0]] == [0, recorded, 0]
+    page = visible_text((french_course["base"] / "fr" / "attention-scores.html").read_text("utf-8"))
+    # the course's catalogue: the lesson's metadata, prose, the figure's title and prediction, its claims
+    for words in ("Scores d’attention et masque causal", "Quels jetons l’attention d’un décodeur peut-elle regarder",
+                  "Poids d’attention causaux d’une tête",
+                  "Quelles cases de la matrice de poids 6 × 6 seront exactement nulles",
+                  "Chaque ligne de poids d’attention a pour somme 1",
+                  "Les poids des jetons ultérieurs sont exactement nuls", "Lire la figure"):
+        assert words in page
+    # the extension's catalogue: its words around them, and the sentences it makes from the data
+    for words in ("Prédisez d’abord :", "Affirmations vérifiées (lors de cette exécution)", "✓ réussie :",
+                  "Carte de chaleur (attention weight) : 6 lignes (query 0 à query 5) sur 6 colonnes",
+                  "Calcul enregistré sur CPU (1 appareil)", "Notre version :", "Limites :"):
+        assert words in page
+    for english in ("Causal attention weights of one head", "Each row of attention weights sums to 1",
+                    "Predict first", "Verified claims", "Recorded computation"):
+        assert english not in page
+    # a lesson the catalogue does not cover yet keeps its author's words, in the extension's French
+    other = visible_text((french_course["base"] / "fr" / "softmax-scaling.html").read_text("utf-8"))
+    assert "Prédisez d’abord :" in other and "Predict first" not in other
+
+
+@pytest.mark.sphinx
+def test_the_course_figures_are_the_same_drawings_in_french(french_course: dict[str, Path]) -> None:
+    english = figure_svgs((french_course["base"] / "en" / "attention-scores.html").read_text("utf-8"))
+    french = figure_svgs((french_course["base"] / "fr" / "attention-scores.html").read_text("utf-8"))
+    assert len(english) == len(french) == 1
+    assert drawing_without_words(english[0]) == drawing_without_words(french[0])
+    assert "<title id=" in french[0] and "Poids d’attention causaux d’une tête</title>" in french[0]
