@@ -38,10 +38,11 @@ def pattern(data: dict[str, Any]) -> str:
         return _("Every value is exactly zero.")
     notes = []
     if identical_rows(values):
-        notes.append(_("All {count} rows are identical (to within float32 rounding), and not zero.").format(
-            count=len(rows)))
+        notes.append(_("All {row_count} rows are identical (to within float32 rounding), and not zero.").format(
+            row_count=len(rows)))
     if identical_columns(values):
-        notes.append(_("All {count} columns are identical (to within float32 rounding).").format(count=len(cols)))
+        notes.append(_("All {column_count} columns are identical (to within float32 rounding).").format(
+            column_count=len(cols)))
     i, j = max(
         ((i, j) for i in range(len(rows)) for j in range(len(cols))), key=lambda ij: abs(values[ij[0]][ij[1]])
     )
