@@ -90,6 +90,19 @@ def test_the_shipped_mo_is_the_compiled_po() -> None:
     assert compiled.ngettext("row", "rows", 1) == "ligne" and compiled.ngettext("row", "rows", 3) == "lignes"
 
 
+def test_the_scripts_say_exactly_the_words_of_the_catalogue() -> None:
+    """Every message a page script says (``tensorviz.say("...")``) is one the package lists for its
+    catalogue (``render/script_words.py``), so the French page gives it its French."""
+    from sphinx_tensorviz.render.script_words import SCRIPT_WORDS
+
+    said = set()
+    for script in (PACKAGE / "static" / "tensorviz").glob("*.js"):
+        said |= {m.encode().decode("unicode_escape") for m in re.findall(r'\bsay\("((?:[^"\\]|\\.)*)"',
+                                                                           script.read_text("utf-8"))}
+    assert said == set(SCRIPT_WORDS)
+    assert said <= set(catalogue_messages(FRENCH_PO))
+
+
 # -- building in French -------------------------------------------------------------------------------
 
 def sphinx(*args: str, env: dict[str, str] | None = None, blocked: bool = False) -> subprocess.CompletedProcess[str]:
@@ -229,6 +242,33 @@ def test_french_build_from_the_store_executes_nothing_and_shows_french(translate
     for english in ("Predict first", "Recorded computation", "Reveal the figure", "The graph as a list",
                     "Guided tour", "A small outer product", "Which values does the ReLU keep?"):
         assert english not in index + lesson
+
+
+@pytest.mark.sphinx
+def test_only_a_translated_page_gives_the_scripts_their_words(translated_root: dict[str, Path]) -> None:
+    french = (translated_root["base"] / "fr" / "lesson.html").read_text("utf-8")
+    english = (translated_root["base"] / "en" / "lesson.html").read_text("utf-8")
+    assert '"Step {number} of {count}": "Étape {number} sur {count}"' in french
+    assert french.index("window.tensorviz.words") < french.index("tensorviz-compose.js")  # set before they run
+    assert "window.tensorviz.words" not in english
+
+
+@pytest.mark.browser
+@pytest.mark.sphinx
+def test_the_scripts_speak_french_on_a_french_page(translated_root: dict[str, Path], browser: object) -> None:
+    from browser_util import browser_missing, page_opener
+
+    if browser_missing():
+        pytest.skip(f"needs headless Chromium: {browser_missing()}")
+    with page_opener(browser, translated_root["base"] / "fr") as open_page:
+        page = open_page("lesson.html")
+        tour = page.locator("section.tv-steps")
+        assert tour.locator(".tv-step-prev").inner_text() == "← Précédente"
+        assert tour.locator(".tv-step-next").get_attribute("aria-label") == "Étape suivante"
+        assert tour.locator(".tv-step-count").inner_text() == "Étape 1 sur 2"
+        tour.locator(".tv-step-next").click()
+        assert tour.locator(".tv-step-count").inner_text() == "Étape 2 sur 2"
+        assert page.locator("figure.tv-graph .tv-zoom-in").get_attribute("aria-label") == "Zoomer"
 
 
 @pytest.mark.sphinx

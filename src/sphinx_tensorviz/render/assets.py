@@ -10,6 +10,8 @@ from sphinx.application import Sphinx
 
 from .html_nodes import tv_html_figure, tv_html_tag, tv_html_translated
 from .registry import registry
+from .script_words import words_script
+from .words import translated_language
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
@@ -47,6 +49,8 @@ def link_assets(app: Sphinx, pagename: str, templatename: str, context: dict[str
     if doctree is not None and any(True for _ in doctree.findall(_uses_tensorviz)):
         app.add_css_file("tensorviz/tensorviz.css")
         app.add_css_file("tensorviz/tensorviz-explore.css")  # sweeps and choices
+        if translated_language(app.config):  # the scripts' words, set before any of them runs
+            app.add_js_file(None, body=words_script())
         # deferred scripts run in order: shared helpers and module frames, the kinds' own, then the page
         app.add_js_file("tensorviz/tensorviz-compose.js", loading_method="defer")
         for script in dict.fromkeys(s for kind in registry(app).executed.values() for s in kind.scripts):
