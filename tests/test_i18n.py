@@ -182,6 +182,7 @@ ROOT_FRENCH = {
     "Which values does the ReLU keep?": "Quelles valeurs la ReLU garde-t-elle ?",
     "What does a ReLU after a linear layer keep?": "Que garde une ReLU après une couche linéaire ?",
     "Tiny and random.": "Minuscule et aléatoire.",
+    "count": "effectif",
 }
 
 
@@ -233,7 +234,7 @@ def test_french_build_from_the_store_executes_nothing_and_shows_french(translate
     # the extension's own words, from its catalogue: prompt, reveal, long description, table,
     # footer, downloads, tour, outline, activations, lesson header
     for words in ("Prédisez d’abord :", "Afficher la figure (après avoir fait votre prédiction)",
-                  "Chaque case montre la valeur (count) pour une ligne et une colonne.", "Données : count",
+                  "Chaque case montre la valeur (effectif) pour une ligne et une colonne.", "Données : effectif",
                   "Calcul enregistré sur CPU (1 appareil)", "Reproduire cette figure"):
         assert words in index
     for words in ("Visite guidée", "Dans le graphe :", "Le graphe sous forme de liste", "Valeurs en act",
@@ -318,11 +319,11 @@ def test_the_course_builds_in_french_from_its_artifacts_executing_nothing(french
         assert words in page
     # the extension's catalogue: its words around them, and the sentences it makes from the data
     for words in ("Prédisez d’abord :", "Affirmations vérifiées (lors de cette exécution)", "✓ réussie :",
-                  "Carte de chaleur (attention weight) : 6 lignes (query 0 à query 5) sur 6 colonnes",
+                  "Carte de chaleur (poids d’attention) : 6 lignes (query 0 à query 5) sur 6 colonnes",
                   "Calcul enregistré sur CPU (1 appareil)", "Notre version :", "Limites :"):
         assert words in page
     for english in ("Causal attention weights of one head", "Each row of attention weights sums to 1",
-                    "Predict first", "Verified claims", "Recorded computation"):
+                    "attention weight", "Predict first", "Verified claims", "Recorded computation"):
         assert english not in page
     # a lesson the catalogue does not cover yet keeps its author's words, in the extension's French
     other = visible_text((french_course["base"] / "fr" / "softmax-scaling.html").read_text("utf-8"))

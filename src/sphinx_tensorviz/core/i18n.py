@@ -70,14 +70,14 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return singular if count == 1 else plural
 
 
-def words_identity(language: str) -> str:
-    """``language`` and the package's catalogue for it: what the fixed words of a drawing depend on
-    (a key of kept drawings, so a corrected translation redraws)."""
-    for name in dict.fromkeys((language, language.split("_")[0])):
-        mo = LOCALE_DIR / name / "LC_MESSAGES" / f"{CATALOG}.mo"
-        if mo.is_file():
-            return f"{language}:{hashlib.sha256(mo.read_bytes()).hexdigest()[:16]}"
-    return language
+def words_identity(language: str, course: Path | None = None) -> str:
+    """``language`` and the catalogues of a page's words: the package's for the language, and the
+    course's (``course``, :func:`course_catalogue`). A key of kept drawings, so a corrected
+    translation redraws."""
+    package = next((mo for mo in (LOCALE_DIR / name / "LC_MESSAGES" / f"{CATALOG}.mo"
+                                  for name in (language, language.split("_")[0])) if mo.is_file()), None)
+    files = [mo for mo in (package, course) if mo is not None and mo.is_file()]
+    return ":".join([language, *(hashlib.sha256(mo.read_bytes()).hexdigest()[:16] for mo in files)])
 
 
 def setup_i18n(app: Any) -> None:
@@ -92,21 +92,25 @@ def untranslated(text: str) -> str:
     return text
 
 
-def course_words(env: Any, docname: str) -> Words:
-    """The author's translation of a string of page ``docname``: its catalogue for ``language``
-    (the one Sphinx's ``Locale`` transform reads), or the string itself."""
+def course_catalogue(env: Any, docname: str) -> Path | None:
+    """The compiled catalogue of page ``docname`` for ``language`` (the one Sphinx's ``Locale``
+    transform reads), if the course has one."""
     config = env.config
     if not config.language or config.language == "en" or not config.locale_dirs:
-        return untranslated
+        return None
     from sphinx.util.i18n import CatalogRepository, docname_to_domain
 
     domain = docname_to_domain(docname, config.gettext_compact)
     repo = CatalogRepository(env.srcdir, config.locale_dirs, config.language, config.source_encoding)
-    for catalog in repo.catalogs:
-        mo = Path(catalog.mo_path)
-        if catalog.domain == domain and mo.is_file():
-            return _catalog(str(mo), mo.stat().st_mtime_ns).gettext
-    return untranslated
+    found = [Path(c.mo_path) for c in repo.catalogs if c.domain == domain and Path(c.mo_path).is_file()]
+    return found[0] if found else None
+
+
+def course_words(env: Any, docname: str) -> Words:
+    """The author's translation of a string of page ``docname`` (:func:`course_catalogue`), or the
+    string itself."""
+    mo = course_catalogue(env, docname)
+    return _catalog(str(mo), mo.stat().st_mtime_ns).gettext if mo is not None else untranslated
 
 
 @lru_cache(maxsize=64)

@@ -19,7 +19,7 @@ from ..config import app_of, settings
 from sphinx.builders.gettext import MessageCatalogBuilder
 
 from ..core.hashing import digest
-from ..core.i18n import _, course_words, untranslated, words_identity
+from ..core.i18n import _, course_catalogue, course_words, untranslated, words_identity
 from ..core.limits import Limits, data_size_problem
 from ..core.nodes import error_box, tensorviz_figure
 from ..core.request import ExecutionRequest
@@ -56,7 +56,7 @@ def render_document(document: nodes.document, env: Any) -> None:
     drawings = RenderCache(drawing_cache_folder(conf.drawing_cache, Path(env.doctreedir)))
     language = translated_language(env.config)
     words = course_words(env, env.docname) if language else untranslated
-    identity = words_identity(language) if language else ""
+    identity = words_identity(language, course_catalogue(env, env.docname)) if language else ""
     ctx = RenderContext(drawings, Path(env.srcdir), Path(builder.outdir) if scripted else None,
                         builder.get_target_uri(env.docname), words, identity)
     page = Page(document, env, builder, build_store(env, conf), ctx, Limits.from_settings(conf), conf.mode,

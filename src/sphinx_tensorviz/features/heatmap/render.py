@@ -23,8 +23,13 @@ from .pdf import heatmap_pdf
 COMPLEX_NOTE = N_("The result is complex: the cells and the table show its real part only.")
 
 
+def shown_data(data: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """The data as the page shows it: the author's ``:unit:`` in the page's language."""
+    return {**data, "unit": ctx.words(data["unit"])} if data.get("unit") else data
+
+
 def heatmap_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:
-    data = artifact["data"]
+    data = shown_data(artifact["data"], ctx)
     colormap = render.get("colormap") or (DIVERGING_DEFAULT if data["diverging"] else SEQUENTIAL_DEFAULT)
     title = render.get("title") or (_("Heatmap of {unit}").format(unit=data["unit"]) if data["unit"] else _("Heatmap"))
     alt = render.get("alt") or heatmap_alt(data)

@@ -24,7 +24,7 @@ from ...render.parts import FigureParts
 from ...render.registry import SweepRendering
 from ...render.sweep_controls import controls_markup, point_coords, sweep_sizes
 from ...warnings_ import Subtype
-from .render import COMPLEX_NOTE, heatmap_parts
+from .render import COMPLEX_NOTE, heatmap_parts, shown_data
 from .sweep_describe import sweep_alt, sweep_table
 
 
@@ -38,7 +38,7 @@ def shared_limits(datas: list[dict[str, Any]]) -> tuple[float, float]:
 def sweep_parts(sweep: Sweep, artifacts: list[dict[str, Any]], check: dict[str, Any] | None,
                 check_problem: str | None, ctx: Any) -> SweepRendering:
     """Draw every point on the shared scale and describe the sweep as a whole."""
-    datas = [a["data"] for a in artifacts]
+    datas = [shown_data(a["data"], ctx) for a in artifacts]
     limits = shared_limits(datas)
     render = sweep.points[0].request.render
     labels = [p.label for p in sweep.points]
