@@ -97,7 +97,7 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
     too_big = data_size_problem(found["data"], page.limits)
     if too_big:  # e.g. a committed artifact from before the limit, or from elsewhere
         warn(f"{request.directive}: the stored artifact is not drawn: {too_big}", Subtype.limit, location=node)
-        return error_box(f"This figure is not drawn: {too_big}", "")
+        return error_box(_("This figure is not drawn: {problem}").format(problem=too_big), "")
     render, renderer_hash = request.render, request.renderer_hash
     notes = next((page.render_notes[name] for name in node["names"] if page.render_notes.get(name)), None)
     if notes:  # e.g. a guided tour on this page numbers its stops on the graph
@@ -206,11 +206,11 @@ def missing(page: Page, node: tensorviz_figure, request: ExecutionRequest, probl
         message = failure["message"] or "the lesson code failed without a message"
         what = "result refused" if subtype is Subtype.limit else "lesson code failed"
         warn(f"{request.directive}: {what}: {message}" + (f"\n{tail}" if tail else ""), subtype, location=node)
-        return error_box(f"This figure could not be computed: {message}", tail)
+        return error_box(_("This figure could not be computed: {problem}").format(problem=message), tail)
     if problem is not None:
         message = f"stored artifact {problem.path.name} {problem.reason}"
         warn(f"{request.directive}: {message}", Subtype.store, location=node)
-        return error_box(f"This figure could not be shown: {message}", "")
+        return error_box(_("This figure could not be shown: {problem}").format(problem=message), "")
     if page.mode in ("auto", "force"):  # it would have run: something before it stopped it, and said why
         warn(f"{request.directive}: no stored artifact {request.content_hash[:12]}: it was not computed in this "
              "build (the warning given for it when the build executed says why)", Subtype.cache_miss, location=node)
@@ -219,8 +219,8 @@ def missing(page: Page, node: tensorviz_figure, request: ExecutionRequest, probl
              f"tensorviz_execution_mode is {page.mode!r}; build once with 'auto' and commit the store",
              Subtype.cache_miss, location=node)
     note = nodes.note(classes=["tv-placeholder"])
-    note += nodes.paragraph("", f"This figure has not been computed yet (execution mode {page.mode!r}; "
-                                f"content hash {request.content_hash[:12]}).")
+    note += nodes.paragraph("", _("This figure has not been computed yet (execution mode {mode}; content hash "
+                                  "{hash}).").format(mode=repr(page.mode), hash=request.content_hash[:12]))
     return note
 
 
