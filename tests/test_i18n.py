@@ -246,6 +246,18 @@ def test_french_build_from_the_store_executes_nothing_and_shows_french(translate
 
 
 @pytest.mark.sphinx
+@pytest.mark.parametrize("builder", ["text", "latex"])
+def test_every_builder_writes_the_french(translated_root: dict[str, Path], builder: str) -> None:
+    out = translated_root["base"] / f"fr-{builder}"
+    done = sphinx("-W", "-b", builder, "-D", "language=fr", str(translated_root["src"]), str(out))
+    assert done.returncode == 0, done.stderr
+    written = " ".join(p.read_text("utf-8") for p in out.iterdir() if p.suffix in (".txt", ".tex"))
+    for words in ("Prédisez d’abord", "Un petit produit extérieur", "Calcul enregistré sur CPU", "Visite guidée"):
+        assert words in written
+    assert "Predict first" not in written and "Recorded computation" not in written
+
+
+@pytest.mark.sphinx
 def test_only_a_translated_page_gives_the_scripts_their_words(translated_root: dict[str, Path]) -> None:
     french = (translated_root["base"] / "fr" / "lesson.html").read_text("utf-8")
     english = (translated_root["base"] / "en" / "lesson.html").read_text("utf-8")
