@@ -103,7 +103,8 @@ def _scrolling(details: list[nodes.Node], title: str) -> nodes.Element:
             continue
         for table in list(node.findall(nodes.table)) if isinstance(node, nodes.Element) else []:
             named = len(table) and isinstance(table[0], nodes.title)
-            region = tv_html_scroll(label=table[0].astext() if named else _("Data table for {title}").format(title=title))
+            label = table[0].astext() if named else _("Data table for {title}").format(title=title)
+            region = tv_html_scroll(label=label)
             table.replace_self(region)
             region += table
         box += node

@@ -43,7 +43,8 @@ def _shape(data: dict[str, Any]) -> str:
     tokens = data["tokens"]
     return _("{layers} by {heads} over {tokens} ({shown})").format(
         layers=counted(len(layers), "layer", "layers"), heads=counted(len(heads), "head", "heads"),
-        tokens=counted(len(tokens), "token", "tokens"), shown=" ".join(tokens[:8]) + (" …" if len(tokens) > 8 else ""))
+        tokens=counted(len(tokens), "token", "tokens"),
+        shown=" ".join(tokens[:8]) + (" …" if len(tokens) > 8 else ""))
 
 
 def attention_alt(data: dict[str, Any]) -> str:

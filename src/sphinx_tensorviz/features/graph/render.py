@@ -50,7 +50,8 @@ def graph_alt(graph: dict[str, Any], depth: int) -> str:
             else _("from the input"))
     return _("Computation graph of one forward pass: {layers} in {modules}, {flow}. Top level, in order: {top}. "
              "Modules deeper than level {depth} are drawn collapsed.").format(
-        layers=counted(len(layers), "layer or op", "layers and ops"), modules=counted(len(modules), "module", "modules"),
+        layers=counted(len(layers), "layer or op", "layers and ops"),
+        modules=counted(len(modules), "module", "modules"),
         flow=flow, top=", ".join(top), depth=depth)
 
 

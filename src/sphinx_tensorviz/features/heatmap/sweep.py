@@ -89,9 +89,9 @@ def _points_list(labels: list[str], parts: list[FigureParts], artifacts: list[di
     bullets = nodes.bullet_list()
     for label, part, artifact in zip(labels, parts, artifacts):
         item = nodes.list_item()
-        item += nodes.paragraph("", "", nodes.strong("", f"{label}: "), nodes.Text(part.alt),
-                                nodes.inline("", " " + _("(content hash {hash})").format(hash=artifact["contentHash"][:12]),
-                                             classes=list(PROVENANCE_CLASSES)))
+        hashed = " " + _("(content hash {hash})").format(hash=artifact["contentHash"][:12])
+        item += nodes.paragraph("", "", nodes.strong("", _("{label}: ").format(label=label)), nodes.Text(part.alt),
+                                nodes.inline("", hashed, classes=list(PROVENANCE_CLASSES)))
         for table in (n for n in part.details if isinstance(n, nodes.table)):  # the point's data, if small
             table.children[0].replace_self(nodes.title("", _("Data at {label}").format(label=label)))
             item += table

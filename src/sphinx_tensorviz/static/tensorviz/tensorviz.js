@@ -36,8 +36,10 @@
     section.classList.add("tv-steps-enhanced");
 
     var bar = el("div", { "class": "tv-step-controls" });
-    this.prev = el("button", { type: "button", "class": "tv-step-prev", "aria-label": say("Previous step") }, "\u2190 " + say("Previous"));
-    this.next = el("button", { type: "button", "class": "tv-step-next", "aria-label": say("Next step") }, say("Next") + " \u2192");
+    this.prev = el("button", { type: "button", "class": "tv-step-prev", "aria-label": say("Previous step") },
+      "\u2190 " + say("Previous"));
+    this.next = el("button", { type: "button", "class": "tv-step-next", "aria-label": say("Next step") },
+      say("Next") + " \u2192");
     this.status = el("p", { "class": "tv-step-status", "aria-live": "polite", "aria-atomic": "true" });
     if (this.list.id) {
       this.prev.setAttribute("aria-controls", this.list.id);
@@ -90,7 +92,8 @@
     var li = this.steps[i];
     var title = li.querySelector(".tv-step-title");
     this.status.textContent = "";
-    this.status.appendChild(el("span", { "class": "tv-step-count" }, say("Step {number} of {count}", { number: i + 1, count: this.steps.length })));
+    var count = say("Step {number} of {count}", { number: i + 1, count: this.steps.length });
+    this.status.appendChild(el("span", { "class": "tv-step-count" }, count));
     if (title) { this.status.appendChild(el("span", { "class": "tv-visually-hidden" }, ": " + title.textContent.trim())); }
     this.prev.setAttribute("aria-disabled", String(i === 0));
     this.next.setAttribute("aria-disabled", String(i === this.steps.length - 1));

@@ -143,7 +143,8 @@ def _summary(record: dict[str, Any], layout: str) -> str:
     if "heads" in metrics:
         text += f" · {counted(metrics['heads'], 'head', 'heads')}"
     if layout in ("channels", "heads") and record.get("pooledTo"):
-        text += " · " + _("maps mean-pooled to {shape} for drawing").format(shape="×".join(map(str, record["pooledTo"])))
+        pooled = "×".join(map(str, record["pooledTo"]))
+        text += " · " + _("maps mean-pooled to {shape} for drawing").format(shape=pooled)
     if record.get("complexPart") == "real":
         text += " · " + _("the real part of complex values")
     if layout == "channels-length" and record.get("step", 1) > 1:
