@@ -197,6 +197,9 @@ def french_course(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | 
                       str(base / language), env={"READTHEDOCS": "True"}, blocked=True)
         assert done.returncode == 0, done.stderr
         built[language] = done.stdout + done.stderr
+    gettext_build = sphinx("-b", "gettext", str(src), str(base / "gettext"), env={"READTHEDOCS": "True"},
+                           blocked=True)
+    assert gettext_build.returncode == 0, gettext_build.stderr
     assert stored(src / "tensorviz_artifacts") == before
     return {"base": base, "src": src, **built}
 
@@ -222,8 +225,37 @@ def test_the_course_builds_in_french_from_its_artifacts_executing_nothing(french
                     "attention weight", "Predict first", "Verified claims", "Recorded computation"):
         assert english not in page
     # a lesson the catalogue does not cover yet keeps its author's words, in the extension's French
-    other = visible_text((french_course["base"] / "fr" / "softmax-scaling.html").read_text("utf-8"))
+    other = visible_text((french_course["base"] / "fr" / "multi-head.html").read_text("utf-8"))
     assert "Prédisez d’abord :" in other and "Predict first" not in other
+
+
+@pytest.mark.sphinx
+def test_gettext_collects_a_sweeps_choices_and_the_claims_of_its_points_and_of_the_sweep(
+        french_course: dict[str, Path]) -> None:
+    pot = catalogue_messages(french_course["base"] / "gettext" / "softmax-scaling.pot")
+    assert {"They get flatter, spreading over more keys", "They get sharper, concentrating on one key",
+            "Normalising makes each row sum to one, but the shape of the row still depends on how far apart the "
+            "scores are.", "Softmax weights as the divisor grows", "Every row of weights sums to one.",
+            "The mean row entropy rises at every step as the divisor grows (from 0.04 to 1.92 nats)"} <= set(pot)
+
+
+@pytest.mark.sphinx
+def test_a_french_prediction_with_choices_asks_and_answers_in_french(french_course: dict[str, Path]) -> None:
+    """softmax-scaling's temperature sweep: its choices and their why from the course's catalogue,
+    in the list, the radio group and the answer; the claim that confirms the answer too."""
+    source = (french_course["base"] / "fr" / "softmax-scaling.html").read_text("utf-8")
+    page = visible_text(source)
+    flatter = "Ils s’aplatissent et se répartissent sur plus de clés"
+    assert page.count(flatter) >= 3  # the lettered list, the radio group's label, the answer
+    assert re.search(r'<label for="[^"]+-choice-0">A\. Ils s’aplatissent', source)
+    for words in ("Quand le diviseur passe de 1 à 16, que deviennent les poids de chaque requête sur les huit clés ?",
+                  "Réponse : A. " + flatter, "juste.", "pas ce que montrent les données.",
+                  "Un plus grand diviseur réduit les écarts entre les scores",
+                  "confirmé par les données enregistrées : L’entropie moyenne des lignes augmente à chaque pas",
+                  "Poids de la softmax quand le diviseur grandit"):
+        assert words in page
+    for english in ("They get flatter", "They get sharper", "As the divisor grows from 1 to 16", "Answer:"):
+        assert english not in page
 
 
 @pytest.mark.sphinx

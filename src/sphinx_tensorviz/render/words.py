@@ -54,7 +54,8 @@ def note_artifact_words(page: Any) -> None:
         if node.get("request") is None:
             continue
         sweep = node.get("sweep")
-        requests = [p.request for p in sweep.points] if sweep is not None else [node["request"]]
+        requests = ([p.request for p in sweep.points] + ([sweep.check] if sweep.check is not None else [])
+                    if sweep is not None else [node["request"]])
         found = [page.store.read_artifact(r.content_hash) for r in requests]
         node["tv_messages"] = list(dict.fromkeys(
             check["description"] for artifact in found if isinstance(artifact, dict)
