@@ -101,6 +101,38 @@ def test_the_scripts_say_exactly_the_words_of_the_catalogue() -> None:
     assert said <= set(catalogue_messages(FRENCH_PO))
 
 
+def test_a_figures_words_are_its_authors_render_options_and_only_they_are_translated() -> None:
+    from sphinx_tensorviz.core.i18n import render_texts, translated_render, untranslated
+
+    render = {"title": "Weights", "alt": "A grid.", "prediction": "Which is largest?", "colormap": "viridis",
+              "choices": [{"text": "The first", "why": "It is.", "correct": True}, {"text": "None", "why": "",
+                                                                                     "correct": False}],
+              "choices-check": "check_first", "description": ""}
+    assert list(render_texts(render)) == ["Weights", "A grid.", "Which is largest?", "The first", "It is.", "None"]
+    french = {"Weights": "Poids", "A grid.": "Une grille.", "Which is largest?": "Lequel est le plus grand ?",
+              "The first": "Le premier", "It is.": "Il l’est.", "None": "Aucun"}
+    done = translated_render(render, lambda text: french.get(text, text))
+    assert [done[k] for k in ("title", "alt", "prediction")] == ["Poids", "Une grille.", "Lequel est le plus grand ?"]
+    assert done["choices"] == [{"text": "Le premier", "why": "Il l’est.", "correct": True},
+                               {"text": "Aucun", "why": "", "correct": False}]
+    assert (done["colormap"], done["choices-check"]) == ("viridis", "check_first")  # names, not words
+    assert render["title"] == "Weights" and render["choices"][0]["text"] == "The first"  # the request's are kept
+    assert translated_render(render, untranslated) is render
+
+
+def test_the_words_identity_follows_the_catalogues(tmp_path: Path) -> None:
+    """Kept drawings are keyed by it: a corrected translation, the package's or the course's, redraws."""
+    from sphinx_tensorviz.core.i18n import words_identity
+
+    course = tmp_path / "lesson.mo"
+    course.write_bytes(FRENCH_PO.with_suffix(".mo").read_bytes())
+    first = words_identity("fr", course)
+    assert first != words_identity("fr") != "fr"  # the package's French and the course's count
+    course.write_bytes(course.read_bytes() + b"\0")
+    assert words_identity("fr", course) != first
+    assert words_identity("xx") == "xx"  # a language the package has no catalogue for
+
+
 # -- building in French -------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
