@@ -116,9 +116,8 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
                 parts.details.append(made)
         return parts
 
-    named_by = {"directive": request.directive, "render": render, "renderer": renderer_hash,
-                **({"claims": [c["description"] for c in shown["checks"]]} if shown is not found else {})}
-    drawn = (page.kept.draw(node, [found], named_by, make) if page.kept is not None else Drawn(make()))
+    drawn = (page.kept.draw(node, [found], {"directive": request.directive, "render": render, "renderer": renderer_hash},
+                            make) if page.kept is not None else Drawn(make()))
     parts = drawn.parts
     for message, subtype in parts.warnings:
         warn(f"{request.directive}: {message}", subtype, location=node)
