@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "sphinx_tensorviz"
 PLURAL_NOUN = re.compile(r"^ ([a-z]+s)\b")
 #: third-person verbs that end in s ("{name} is", "{what} differs")
 VERBS = {"is", "has", "was", "does", "differs", "stays", "needs", "lacks", "matches", "names", "gives", "starts",
-         "joins", "holds", "restores", "moves", "agrees", "disagrees"}
+         "joins", "holds", "restores", "moves", "agrees", "disagrees", "rises", "falls"}
 #: (module, expression) -> why it needs no plural()
 NOT_COUNTS = {
     ("core/protocol.py", "MAX_RETURNED_BYTES:,"): "a constant, 1 GiB",
@@ -38,8 +38,8 @@ NOT_COUNTS = {
     ("features/graph/tour/render.py", "len(same)"): "nodes that share a label: at least two",
     ("read/sweep.py", "MAX_PARAMETERS"): "a constant, two",
     ("read/sweep.py", "total"): "over the most points a sweep may have: never one",
-    ("features/heatmap/describe.py", "len(rows)"): "'All N rows are identical': only said of two or more",
-    ("features/heatmap/describe.py", "len(cols)"): "'All N columns are identical': only said of two or more",
+    ("features/heatmap/describe.py", "row_count"): "'All N rows are identical': only said of two or more",
+    ("features/heatmap/describe.py", "column_count"): "'All N columns are identical': only said of two or more",
     ("features/heatmap/checks.py", "width"): "'2 x 3 values': the grid's shape, not a count of values",
     ("store/artifacts.py", "stat.st_size:,"): "over the size limit: never one byte",
     ("store/remote.py", "len(data):,"): "over the size limit: never one byte",
@@ -47,12 +47,24 @@ NOT_COUNTS = {
 }
 
 
+#: a field of a translated template (``_("All {row_count} rows ...")``) and the words after it
+TEMPLATE_FIELD = re.compile(r"\{(\w+)(?::[^}]*)?\}( [a-z]+s\b)")
+
+
 def bare_plurals() -> list[tuple[str, str, int]]:
-    """(module, expression, line) of every f-string value followed by a plural noun."""
+    """(module, expression, line) of every f-string value followed by a plural noun, and of every
+    field of a translated template (a message given to ``_``) followed by one (its name, then)."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         module = path.relative_to(PACKAGE).as_posix()
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "N_")
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                for field, after in TEMPLATE_FIELD.findall(node.args[0].value):
+                    noun = PLURAL_NOUN.match(after)
+                    if noun and noun.group(1) not in VERBS and not noun.group(1).endswith("ss"):
+                        found.append((module, field, node.lineno))
+                continue
             if not isinstance(node, ast.JoinedStr):
                 continue
             for value, after in zip(node.values, node.values[1:]):
@@ -77,7 +89,8 @@ def test_plural_writes_one_in_the_singular() -> None:
 def test_no_count_is_written_with_a_bare_plural() -> None:
     found = bare_plurals()
     left = [f"{module}:{line}: {{{text}}}" for module, text, line in found if (module, text) not in NOT_COUNTS]
-    assert not left, "write these counts with core.words.plural():\n" + "\n".join(left)
+    assert not left, ("write these counts with core.words.plural() (a reader's, in a translated template: "
+                      "core.i18n.counted()):\n" + "\n".join(left))
     assert {(module, text) for module, text, _ in found} >= set(NOT_COUNTS)  # no stale entry
 
 

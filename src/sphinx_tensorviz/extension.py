@@ -20,6 +20,7 @@ from sphinx.environment import BuildEnvironment
 
 from . import features
 from .config import settings, setup_config
+from .core.i18n import setup_i18n
 from .core.nodes import add_placeholder_node, tensorviz_figure
 from .quick_exit import setup_quick_exit
 from .read.collector import RequestCollector
@@ -34,6 +35,7 @@ ENV_VERSION = 5  # 5: the trainings and their uses (read/trained.py), which olde
 
 def setup_extension(app: Sphinx) -> dict[str, Any]:
     setup_config(app)
+    setup_i18n(app)
     app.connect("config-inited", _check_backends)
     # read: the common figure node and the per-document tables; each feature adds its directives
     add_placeholder_node(app, tensorviz_figure)

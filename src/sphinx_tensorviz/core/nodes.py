@@ -8,11 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from collections.abc import Iterator
+
 from docutils import nodes
 
+from .i18n import TranslatableWords, render_texts
 
-class tensorviz_figure(nodes.General, nodes.Element):  # noqa: N801 - docutils naming
-    """Placeholder for one figure; attributes ``request`` and ``figure_id``."""
+
+class tensorviz_figure(nodes.General, nodes.Element, TranslatableWords):  # noqa: N801 - docutils naming
+    """Placeholder for one figure; attributes ``request`` and ``figure_id`` (an authored figure:
+    ``render``, and ``author_words``, the words of what it draws)."""
+
+    def author_texts(self) -> Iterator[str]:
+        """The figure's words for the course's catalogue: its render options' and what it draws."""
+        request = self.get("request")
+        yield from render_texts(request.render if request is not None else self.get("render", {}))
+        yield from self.get("author_words", ())
 
 
 def visit_unreplaced(self: object, node: nodes.Element) -> None:

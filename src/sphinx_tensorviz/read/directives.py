@@ -89,6 +89,9 @@ class ExecutedDirective(SphinxDirective):
                                                  "description")
     #: where ``:sweep:`` puts a point's values (see :func:`.sweep.build_sweep`)
     sweep_target: ClassVar[str] = "inputs"
+    #: result options that hold the author's words (a heatmap's ``:unit:``): recorded in the artifact
+    #: as written, collected for the course's message catalogue, translated by the kind's drawing
+    author_options: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -123,6 +126,9 @@ class ExecutedDirective(SphinxDirective):
 
     def figure_node(self, values: dict[str, Any], **attributes: Any) -> tensorviz_figure:
         """The placeholder node, with its page-unique id, classes, source line and ``:name:``."""
+        words = [values[name] for name in self.author_options if isinstance(values.get(name), str) and values[name]]
+        if words:
+            attributes["author_words"] = [*attributes.get("author_words", ()), *words]
         node = tensorviz_figure(figure_id=new_figure_id(self), classes=["tv-figure", *values.get("class", [])],
                                 **attributes)
         self.set_source_info(node)

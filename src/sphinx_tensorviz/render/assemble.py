@@ -15,6 +15,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ..core.i18n import _
 from .choices import answers, choices_form, choices_list
 from .footer import PROVENANCE_CLASSES
 from .html_nodes import (
@@ -30,12 +31,14 @@ from .latex import tv_latex_graphic, tv_latex_grid
 from .parts import FigureParts
 from .svg import ID_TOKEN
 
-REVEAL_SUMMARY = "Reveal the figure (after you have made your prediction)"
+def reveal_summary() -> str:
+    """The words of the button that reveals a figure after the reader's prediction."""
+    return _("Reveal the figure (after you have made your prediction)")
 
 
 def prediction_node(prediction: str) -> nodes.paragraph:
     para = nodes.paragraph(classes=["tv-prediction"])
-    para += nodes.strong("", "Predict first:")
+    para += nodes.strong("", _("Predict first:"))
     para += nodes.Text(" " + prediction)
     return para
 
@@ -66,7 +69,7 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: 
     svg = parts.svg.replace(ID_TOKEN, figure_id)
     # every picture keeps its natural size and scrolls in its own region where the column is
     # narrower: shrunk to fit a phone, its text would fall below 12 px
-    picture = scroll_region(markup(f'<div class="tv-svg">{svg}</div>'), f"Figure: {parts.title}")
+    picture = scroll_region(markup(f'<div class="tv-svg">{svg}</div>'), _("Figure: {title}").format(title=parts.title))
     extras = [
         markup(n["markup"].replace(ID_TOKEN, figure_id)) if isinstance(n, tv_html_markup) else n
         for n in parts.extra_html
@@ -77,7 +80,7 @@ def html_figure(parts: FigureParts, figure_id: str, classes: list[str], prompt: 
         if prompt.choices:
             form = choices_form(prompt.choices, prediction)
             figure += markup(form.replace(ID_TOKEN, figure_id))
-        reveal = tv_html_reveal(summary=REVEAL_SUMMARY)
+        reveal = tv_html_reveal(summary=reveal_summary())
         reveal.extend(prompt.answer())
         reveal.extend(body)
         figure += reveal
@@ -96,11 +99,12 @@ def _scrolling(details: list[nodes.Node], title: str) -> nodes.Element:
     box = nodes.container(classes=["tv-details"])
     for node in details:
         if isinstance(node, nodes.table):
-            box += scroll_region(node, f"Data table for {title}")
+            box += scroll_region(node, _("Data table for {title}").format(title=title))
             continue
         for table in list(node.findall(nodes.table)) if isinstance(node, nodes.Element) else []:
             named = len(table) and isinstance(table[0], nodes.title)
-            region = tv_html_scroll(label=table[0].astext() if named else f"Data table for {title}")
+            label = table[0].astext() if named else _("Data table for {title}").format(title=title)
+            region = tv_html_scroll(label=label)
             table.replace_self(region)
             region += table
         box += node
@@ -133,7 +137,7 @@ def plain_figure(parts: FigureParts, prompt: Prompt, footer: str) -> nodes.Eleme
     box = nodes.container(classes=["tv-figure"])
     box.extend(prompt.before())
     para = nodes.paragraph()
-    para += nodes.strong("", f"Figure: {parts.title}. ")
+    para += nodes.strong("", _("Figure: {title}. ").format(title=parts.title))
     para += nodes.Text(parts.alt)
     box += para
     box.extend(prompt.answer())

@@ -11,6 +11,8 @@ from sphinx.application import Sphinx
 from .html_nodes import tv_html_figure, tv_html_tag, tv_html_translated
 from .registry import registry
 from .slides import SLIDE_CSS, SLIDE_JS, is_slides
+from .script_words import words_script
+from .words import translated_language
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
@@ -65,6 +67,8 @@ def _link(app: Sphinx, *, slides: bool = False) -> None:
     app.add_css_file("tensorviz/tensorviz-explore.css")  # sweeps and choices
     if slides:
         app.add_css_file(SLIDE_CSS)
+    if translated_language(app.config):  # the scripts' words, set before any of them runs
+        app.add_js_file(None, body=words_script())
     # deferred scripts run in order: shared helpers and module frames, the kinds' own, then the page
     app.add_js_file("tensorviz/tensorviz-compose.js", loading_method="defer")
     for script in dict.fromkeys(s for kind in registry(app).executed.values() for s in kind.scripts):

@@ -15,6 +15,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ..core.i18n import _
 from . import svg
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -39,14 +40,14 @@ def answers(choices: list[dict[str, Any]], confirmation: str | None) -> nodes.El
     box = nodes.container(classes=["tv-choice-answers"])
     right = next(i for i, c in enumerate(choices) if c["correct"])
     head = nodes.paragraph(classes=["tv-choice-answer"])
-    head += nodes.strong("", "Answer: ")
+    head += nodes.strong("", _("Answer: "))
     head += nodes.Text(f"{letter(right)}. {choices[right]['text']}")
     if confirmation:
         head += nodes.Text(f" ({confirmation})")
     box += head
     items = nodes.bullet_list()
     for index, choice in enumerate(choices):
-        verdict = "right" if choice["correct"] else "not what the data shows"
+        verdict = _("right") if choice["correct"] else _("not what the data shows")
         para = nodes.paragraph()
         para += nodes.strong("", f"{letter(index)}. {choice['text']}: {verdict}.")
         if choice["why"]:
@@ -65,12 +66,14 @@ def choices_form(choices: list[dict[str, Any]], prediction: str) -> str:
         for k, c in enumerate(choices)
     )
     right = next(i for i, c in enumerate(choices) if c["correct"])
+    legend = svg.text(_("Your prediction: {question}").format(question=prediction))
+    commit = svg.text(_("Commit my prediction and reveal the figure"))
     markup = (
         f'<form class="tv-choices" hidden="" data-tv-answer="{right}">'
         # the legend names the group for a screen reader; the question is shown just above it
-        f'<fieldset><legend class="tv-visually-hidden">Your prediction: {svg.text(prediction)}</legend>'
+        f'<fieldset><legend class="tv-visually-hidden">{legend}</legend>'
         f'{radios}</fieldset>'
-        f'<button type="submit" class="tv-commit">Commit my prediction and reveal the figure</button>'
+        f'<button type="submit" class="tv-commit">{commit}</button>'
         f'<p class="tv-choice-result" role="status" aria-live="polite"></p></form>'
     )
     return markup
@@ -84,8 +87,8 @@ def confirmation_of(choices_check: str | None, checks: list[dict[str, Any]]) -> 
     if found is None:
         return None, f"the check {choices_check!r} that confirms the marked choice has no recorded result"
     if found["passed"]:
-        return f"confirmed by the recorded data: {found['description']}", None
-    return ("NOT confirmed by the recorded data: the check failed",
+        return _("confirmed by the recorded data: {claim}").format(claim=found["description"]), None
+    return (_("NOT confirmed by the recorded data: the check failed"),
             f"the choice marked correct is not confirmed by the recorded data: its check {choices_check!r} "
             f"failed: {found['description']}"
             + (f" ({found['detail']})" if found.get("detail") else ""))

@@ -13,6 +13,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ..core.i18n import Words, untranslated
 from ..core.limits import Limits, data_size_problem
 from ..store.artifacts import ArtifactStore
 from .cache import RenderCache
@@ -28,6 +29,12 @@ class RenderContext:
     srcdir: Path
     outdir: Path | None = None  #: where figures may write files next to the page (HTML only)
     page: str = ""  #: the page's target URI, for relative links to those files
+    #: the course's words in the build's language (:func:`..core.i18n.course_words`): a kind calls it
+    #: on the author's words it draws that are not render options (a diagram's labels, a step's title)
+    words: Words = untranslated
+    #: what the page's words depend on besides the figure's own options (the language and its
+    #: catalogues): empty in the extension's language; a key of any drawing with words not in its options
+    language: str = ""
 
 
 @dataclass

@@ -17,7 +17,7 @@ from dataclasses import replace
 from docutils import nodes
 
 from ..core.sweep import Sweep
-from .assemble import REVEAL_SUMMARY, Prompt
+from .assemble import Prompt, reveal_summary
 from .choices import choices_form
 from .html_nodes import markup, tv_html_reveal, tv_html_tag
 from .svg import ID_TOKEN, attr_value
@@ -59,7 +59,7 @@ def switcher(figure_id: str, extra_ids: list[str], sweep: Sweep, figures: list[n
         box.extend(prompt.before())
         if prompt.choices:
             box += markup(choices_form(prompt.choices, prompt.prediction).replace(ID_TOKEN, figure_id))
-        body = tv_html_reveal(summary=REVEAL_SUMMARY)
+        body = tv_html_reveal(summary=reveal_summary())
         body.extend(prompt.answer())
         box += body
     if not follows:

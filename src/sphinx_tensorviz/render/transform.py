@@ -16,7 +16,10 @@ from typing import Any
 from docutils import nodes
 
 from ..config import app_of, settings
+from sphinx.builders.gettext import MessageCatalogBuilder
+
 from ..core.hashing import digest
+from ..core.i18n import _, course_catalogue, course_words, untranslated, words_identity
 from ..core.limits import Limits, data_size_problem
 from ..core.nodes import error_box, tensorviz_figure
 from ..core.request import ExecutionRequest
@@ -38,6 +41,7 @@ from .registry import registry
 from .slides import body_into_last_slide, is_slides, slide_figure
 from .sweep_figures import per_point, switcher
 from .tables import captions_before_tables
+from .words import note_artifact_words, shown_artifact, translate_figure, translated_language
 
 #: a crash's or a timeout's output: its last lines. A lesson's traceback is folded already (its
 #: frames, one line for the library's): shown whole up to _FOLDED_LINES, from its header
@@ -53,10 +57,19 @@ def render_document(document: nodes.document, env: Any) -> None:
     # files next to the page (a graph's module frames), for pages read in a browser; a deck links none
     scripted = builder.format == "html" and not builder.name.startswith("epub") and not is_slides(builder)
     drawings = RenderCache(drawing_cache_folder(conf.drawing_cache, Path(env.doctreedir)))
+    language = translated_language(env.config)
+    words = course_words(env, env.docname) if language else untranslated
+    identity = words_identity(language, course_catalogue(env, env.docname)) if language else ""
     ctx = RenderContext(drawings, Path(env.srcdir), Path(builder.outdir) if scripted else None,
-                        builder.get_target_uri(env.docname))
+                        builder.get_target_uri(env.docname), words, identity)
     page = Page(document, env, builder, build_store(env, conf), ctx, Limits.from_settings(conf), conf.mode,
                 registry(app))
+    if isinstance(builder, MessageCatalogBuilder):  # a message catalogue: the figures' words, nothing drawn
+        note_artifact_words(page)
+        return
+    if language:
+        for node in document.findall(tensorviz_figure):
+            translate_figure(node, words, identity)
     page.kept = for_page(page)  # the kinds' parts kept as HTML, for HTML builders
     for _order, page_pass in page.registry.passes:
         page_pass(page)
@@ -80,7 +93,7 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
     kind = page.registry.executed[request.directive]
     sweep: Sweep | None = node.get("sweep")
     if sweep is not None and not kind.sweep:  # each point drawn as a figure of its own
-        figures = per_point(node, sweep, lambda copy, _: figure(page, copy))
+        figures = per_point(node, sweep, lambda copy, _point: figure(page, copy))
         return switcher(node["figure_id"], node["ids"], sweep, figures, page.html,
                         prompt=prompt(node, request.render, None))
     if sweep is not None:
@@ -91,15 +104,17 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
     too_big = data_size_problem(found["data"], page.limits)
     if too_big:  # e.g. a committed artifact from before the limit, or from elsewhere
         warn(f"{request.directive}: the stored artifact is not drawn: {too_big}", Subtype.limit, location=node)
-        return error_box(f"This figure is not drawn: {too_big}", "")
+        return error_box(_("This figure is not drawn: {problem}").format(problem=too_big), "")
     render, renderer_hash = request.render, request.renderer_hash
     notes = next((page.render_notes[name] for name in node["names"] if page.render_notes.get(name)), None)
     if notes:  # e.g. a guided tour on this page numbers its stops on the graph
         render = {**render, **notes}
         renderer_hash = digest({"renderer": renderer_hash, **notes})
+    shown = shown_artifact(found, page.ctx.words)
+
     def make() -> FigureParts:
         """The kind's parts, with what the figure adds from its artifact: printed output, details."""
-        parts = kind.entry("parts")(found, render, renderer_hash, page.ctx)
+        parts = kind.entry("parts")(shown, render, renderer_hash, page.ctx)
         if found["stdout"].strip():
             parts.details.append(printed_output(found["stdout"]))
         for detail in page.registry.details if not page.slides else ():  # e.g. the downloads, next to the page
@@ -117,8 +132,9 @@ def figure(page: Page, node: tensorviz_figure) -> nodes.Node:
         if not check["passed"]:
             warn(f"{request.directive}: claim failed: {check['description']}"
                  + (f" ({check['detail']})" if check.get("detail") else ""), Subtype.claim, location=node)
-    made = layout(page, node, parts, prompt(node, request.render, found.get("checks", [])),
-                  provenance_line(found) + node.get("footer_note", ""), request.directive, f"{request.content_hash[:16]}-{renderer_hash[:8]}")
+    made = layout(page, node, parts, prompt(node, request.render, shown.get("checks", [])),
+                  provenance_line(found) + node.get("footer_note", ""), request.directive,
+                  f"{request.content_hash[:16]}-{renderer_hash[:8]}")
     drawn.keep(isolated(made))  # kept as the page shows it: with its texts isolated
     return made
 
@@ -142,7 +158,10 @@ def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
     first = sweep.points[0].request
 
     def make() -> FigureParts:  # the sweep's warnings are given at the figure, as the parts' are
-        rendering = page.registry.executed[first.directive].entry("sweep")(sweep, artifacts, check, problem, page.ctx)
+        words = page.ctx.words
+        rendering = page.registry.executed[first.directive].entry("sweep")(
+            sweep, [shown_artifact(a, words) for a in artifacts], check and shown_artifact(check, words), problem,
+            page.ctx)
         return replace(rendering.parts, warnings=list(rendering.warnings))
 
     named_by = {"directive": first.directive, "sweep": sweep, "problem": problem, "renderer": first.renderer_hash}
@@ -150,10 +169,11 @@ def swept(page: Page, node: tensorviz_figure, sweep: Sweep) -> nodes.Node:
              if page.kept is not None else Drawn(make()))
     for message, subtype in drawn.parts.warnings:
         warn(message, subtype, location=node)
-    footer = f"{len(artifacts)} recorded runs, one per point (hashes listed with each); the first: " \
-             + provenance_line(artifacts[0])
+    footer = _("{count} recorded runs, one per point (hashes listed with each); the first: {footer}").format(
+        count=len(artifacts), footer=provenance_line(artifacts[0]))
     key = digest({"points": [p.request.content_hash for p in sweep.points], "renderer": first.renderer_hash})
-    made = layout(page, node, drawn.parts, prompt(node, first.render, check["checks"] if check else None),
+    made = layout(page, node, drawn.parts,
+                  prompt(node, first.render, shown_artifact(check, page.ctx.words)["checks"] if check else None),
                   footer, first.directive, key[:24])
     drawn.keep(isolated(made))  # kept as the page shows it: with its texts isolated
     return made
@@ -194,11 +214,11 @@ def missing(page: Page, node: tensorviz_figure, request: ExecutionRequest, probl
         message = failure["message"] or "the lesson code failed without a message"
         what = "result refused" if subtype is Subtype.limit else "lesson code failed"
         warn(f"{request.directive}: {what}: {message}" + (f"\n{tail}" if tail else ""), subtype, location=node)
-        return error_box(f"This figure could not be computed: {message}", tail)
+        return error_box(_("This figure could not be computed: {problem}").format(problem=message), tail)
     if problem is not None:
         message = f"stored artifact {problem.path.name} {problem.reason}"
         warn(f"{request.directive}: {message}", Subtype.store, location=node)
-        return error_box(f"This figure could not be shown: {message}", "")
+        return error_box(_("This figure could not be shown: {problem}").format(problem=message), "")
     if page.mode in ("auto", "force"):  # it would have run: something before it stopped it, and said why
         warn(f"{request.directive}: no stored artifact {request.content_hash[:12]}: it was not computed in this "
              "build (the warning given for it when the build executed says why)", Subtype.cache_miss, location=node)
@@ -207,8 +227,8 @@ def missing(page: Page, node: tensorviz_figure, request: ExecutionRequest, probl
              f"tensorviz_execution_mode is {page.mode!r}; build once with 'auto' and commit the store",
              Subtype.cache_miss, location=node)
     note = nodes.note(classes=["tv-placeholder"])
-    note += nodes.paragraph("", f"This figure has not been computed yet (execution mode {page.mode!r}; "
-                                f"content hash {request.content_hash[:12]}).")
+    note += nodes.paragraph("", _("This figure has not been computed yet (execution mode {mode}; content hash "
+                                  "{hash}).").format(mode=repr(page.mode), hash=request.content_hash[:12]))
     return note
 
 
@@ -232,7 +252,7 @@ def printed_output(stdout: str) -> nodes.Element:
     lines = stdout.rstrip().splitlines()
     shown = "\n".join(lines[-40:])
     box = nodes.container(classes=["tv-stdout"])
-    box += nodes.paragraph("", "", nodes.strong("", "Printed by the code"))
+    box += nodes.paragraph("", "", nodes.strong("", _("Printed by the code")))
     # output, not code: never highlighted or numbered as the page's code is
     box += nodes.literal_block(shown, shown, language="text", linenos=False)
     return box

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.words import plural
+from ...core.i18n import _, counted, ngettext
 from .patterns import WORDS, Pattern, strongest
 
 
 def head_name(item: dict[str, Any]) -> str:
-    return f"head {item['layer']}.{item['head']}"
+    return _("head {layer}.{head}").format(layer=item["layer"], head=item["head"])
 
 
 def map_title(item: dict[str, Any]) -> str:
     """The label drawn on each small map."""
-    return f"layer {item['layer']} head {item['head']}"
+    return _("layer {layer} head {head}").format(layer=item["layer"], head=item["head"])
 
 
 def display_tokens(tokens: list[str]) -> list[str]:
@@ -41,8 +41,10 @@ def _shape(data: dict[str, Any]) -> str:
     layers = sorted({item["layer"] for item in data["maps"]})
     heads = sorted({item["head"] for item in data["maps"]})
     tokens = data["tokens"]
-    return (f"{plural(len(layers), 'layer')} by {plural(len(heads), 'head')} over {plural(len(tokens), 'token')} "
-            f"({' '.join(tokens[:8])}{' …' if len(tokens) > 8 else ''})")
+    return _("{layers} by {heads} over {tokens} ({shown})").format(
+        layers=counted(len(layers), "layer", "layers"), heads=counted(len(heads), "head", "heads"),
+        tokens=counted(len(tokens), "token", "tokens"),
+        shown=" ".join(tokens[:8]) + (" …" if len(tokens) > 8 else ""))
 
 
 def attention_alt(data: dict[str, Any]) -> str:
@@ -50,20 +52,23 @@ def attention_alt(data: dict[str, Any]) -> str:
     patterns = head_patterns(data)
     named: dict[str, list[str]] = {}
     for item, pattern in zip(data["maps"], patterns):
-        named.setdefault(pattern.name or "mixed", []).append(head_name(item).removeprefix("head "))
+        named.setdefault(pattern.name or "mixed", []).append(f"{item['layer']}.{item['head']}")
     parts = []
     for name in (*WORDS, "mixed"):
         if name in named:
-            which = f"{'head' if len(named[name]) == 1 else 'heads'} {', '.join(named[name])}"
-            parts.append(f"{which}: {WORDS[name] if name in WORDS else 'no single pattern'}")
-    return f"Attention weights of {_shape(data)}, on one colour scale from 0 to 1. {'; '.join(parts)}."
+            which = _("{heads_word} {heads}").format(heads_word=ngettext("head", "heads", len(named[name])),
+                                                     heads=", ".join(named[name]))
+            pattern = _(WORDS[name]) if name in WORDS else _("no single pattern")
+            parts.append(f"{which}: {pattern}")
+    return _("Attention weights of {shape}, on one colour scale from 0 to 1. {heads}.").format(
+        shape=_shape(data), heads="; ".join(parts))
 
 
 def attention_long_description(data: dict[str, Any], colormap: str) -> str:
     """How to read the grid; each head's sentence and table follow it."""
-    rows = ("each row sums to at most 1: the model's learned sink, which is no token, takes the rest"
-            if data.get("learnedSink") else "each row sums to 1")
-    return (f"Each small map is one head: a row per query token, a column per key token, and each cell the "
-            f"weight that query gives that key ({rows}; a causal model leaves the cells right of "
-            f"the diagonal at 0). Darker to brighter colours ({colormap}) run from 0 to 1 on every map, so "
-            f"maps compare directly. The grid shows {_shape(data)}.")
+    rows = (_("each row sums to at most 1: the model's learned sink, which is no token, takes the rest")
+            if data.get("learnedSink") else _("each row sums to 1"))
+    return _("Each small map is one head: a row per query token, a column per key token, and each cell the "
+             "weight that query gives that key ({rows}; a causal model leaves the cells right of "
+             "the diagonal at 0). Darker to brighter colours ({colormap}) run from 0 to 1 on every map, so "
+             "maps compare directly. The grid shows {shape}.").format(rows=rows, colormap=colormap, shape=_shape(data))

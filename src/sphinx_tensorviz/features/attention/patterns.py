@@ -14,18 +14,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...core.i18n import N_, _
+
 #: a head is named for a pattern that takes at least this mean weight
 STRONG = 0.5
 #: a head whose weights are at least this even (normalised entropy) is broad
 BROAD = 0.8
 
-#: what each pattern means, as the sentence after "head L.H: "
+#: what each pattern means, as the sentence after "head L.H: " (translated where it is shown)
 WORDS = {
-    "previous": "each token attends to the token before it",
-    "self": "each token attends to itself",
-    "first": "each token attends to the first token",
-    "induction": "each token attends to the token after the previous occurrence of itself",
-    "broad": "attention is spread broadly over the visible tokens",
+    "previous": N_("each token attends to the token before it"),
+    "self": N_("each token attends to itself"),
+    "first": N_("each token attends to the first token"),
+    "induction": N_("each token attends to the token after the previous occurrence of itself"),
+    "broad": N_("attention is spread broadly over the visible tokens"),
 }
 
 
@@ -40,15 +42,17 @@ class Pattern:
 
     def sentence(self) -> str:
         if self.name == "broad":
-            return f"{WORDS[self.name]} (evenness {self.score:.2f} of 1)"
+            return _("{pattern} (evenness {score} of 1)").format(pattern=_(WORDS[self.name]),
+                                                                  score=f"{self.score:.2f}")
         if self.name:
-            return f"{WORDS[self.name]} (mean weight {self.score:.2f})"
-        return f"no single pattern; the largest mean weight, {self.score:.2f}, is on the {_target(self.nearest)}"
+            return _("{pattern} (mean weight {score})").format(pattern=_(WORDS[self.name]), score=f"{self.score:.2f}")
+        return _("no single pattern; the largest mean weight, {score}, is on the {target}").format(
+            score=f"{self.score:.2f}", target=_target(self.nearest))
 
 
 def _target(name: str) -> str:
-    return {"previous": "previous token", "self": "token itself", "first": "first token",
-            "induction": "token after the previous occurrence"}[name]
+    return {"previous": _("previous token"), "self": _("token itself"), "first": _("first token"),
+            "induction": _("token after the previous occurrence")}[name]
 
 
 def induction_targets(tokens: list[str]) -> dict[int, int]:

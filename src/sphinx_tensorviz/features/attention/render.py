@@ -14,6 +14,7 @@ from typing import Any
 from docutils import nodes
 
 from ...core.hashing import digest
+from ...core.i18n import _
 from ...render import svg
 from ...render.cache import artifact_key
 from ...render.cell_grid import cell_grid_svg
@@ -40,7 +41,7 @@ from .pdf import attention_pdf
 def attention_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:
     data = artifact["data"]
     colormap = SEQUENTIAL_DEFAULT
-    title = render.get("title") or "Attention weights by layer and head"
+    title = render.get("title") or _("Attention weights by layer and head")
     alt = render.get("alt") or attention_alt(data)
     key = artifact_key(artifact)
     grid = ctx.cache.svg(key, renderer_hash, partial(_grid_svg, data, title, alt, colormap))
@@ -53,7 +54,8 @@ def attention_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_h
     tokens = display_tokens(data["tokens"])
     for item, pattern in zip(data["maps"] if len(tokens) ** 2 <= MAX_CELLS else (), patterns):
         cells = [[fmt(w) for w in row] for row in item["weights"]]
-        details.append(data_table(f"Data: {head_sentence(item, pattern)}", "query \\ key", tokens, tokens, cells))
+        details.append(data_table(_("Data: {what}").format(what=head_sentence(item, pattern)), _("query \\ key"),
+                                  tokens, tokens, cells))
     if artifact.get("checks"):
         details.append(checks_list(artifact["checks"]))
     return FigureParts(
@@ -90,12 +92,14 @@ def _larger_views(data: dict[str, Any], patterns: list[Pattern], key: str, rende
         name = map_title(item)
         # a drawing of its own: the cache names an entry by its key's first characters
         drawing = ctx.cache.svg(digest({"recording": key, "head": number}), renderer_hash, partial(
-            cell_grid_svg, head_data(data, item), title=f"Attention weights of {name}",
+            cell_grid_svg, head_data(data, item), title=_("Attention weights of {head}").format(head=name),
             alt=head_sentence(item, pattern), colormap=colormap, scale=scale))
         # at its natural size (text >= 12 px), scrolling sideways inside its region on a phone
+        summary = _("Enlarge {head}: {pattern}").format(head=name, pattern=pattern.sentence())
+        region = _("{head}, enlarged").format(head=name)
         views.append(f'<details class="tv-reveal tv-attention-head"><summary>'
-                     f'{svg.text(f"Enlarge {name}: {pattern.sentence()}")}</summary>\n'
-                     f'<div class="tv-scroll" tabindex="0" role="region" aria-label={svg.attr(f"{name}, enlarged")}>'
+                     f'{svg.text(summary)}</summary>\n'
+                     f'<div class="tv-scroll" tabindex="0" role="region" aria-label={svg.attr(region)}>'
                      f'<div class="tv-svg">{drawing.replace(svg.ID_TOKEN, f"{svg.ID_TOKEN}-h{number}")}</div></div>'
                      '</details>')
     return markup(f'<div class="tv-attention-heads">{"".join(views)}</div>')

@@ -39,7 +39,20 @@ def run_diagram(directive: ExecutedDirective) -> list[nodes.Node]:
         subtype = Subtype.source if isinstance(exc, SourceError) else Subtype.option
         return [directive.problem(str(exc), subtype)]
     render = {name: values[name] for name in ExecutedDirective.render_options if name in values}
-    return [directive.figure_node(values, request=None, authored=KIND, diagram=diagram, render=render)]
+    return [directive.figure_node(values, request=None, authored=KIND, diagram=diagram, render=render,
+                                  author_words=diagram_words(diagram))]
+
+
+#: a diagram's own fields that hold the author's words (beside its nodes' and edges' labels)
+TEXT_FIELDS = ("title", "alt", "reading", "prediction", "scope")
+
+
+def diagram_words(diagram: dict[str, Any]) -> list[str]:
+    """The author's words of a diagram, for the course's message catalogue."""
+    panel = diagram["panel"]
+    found = [diagram[name] for name in TEXT_FIELDS if isinstance(diagram.get(name), str)]
+    found += [str(item["label"]) for item in [*panel["nodes"], *(panel.get("edges") or [])] if item.get("label")]
+    return [text for text in found if text.strip()]
 
 
 def load_diagram(directive: ExecutedDirective, values: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from docutils import nodes
 
-from ...core.words import plural
+from ...core.i18n import _, counted
 from ...execute.reproduce import code_files, requirements_txt, run_py
 from ...render.html_nodes import tv_html_tag
 from ...render.outputs import OUTPUT_FOLDER, write_if_changed
@@ -60,23 +60,24 @@ def downloads_list(files: list[Download], href: Any) -> nodes.Element:
     # file names, sizes and hashes: not searched
     box = tv_html_tag(tag="details", attrs={"class": "tv-downloads no-search"}, classes=["no-search"])
     summary = tv_html_tag(tag="summary", attrs={})
-    summary += nodes.Text(f"Reproduce this figure ({plural(len(files), 'file')})")
+    summary += nodes.Text(_("Reproduce this figure ({files})").format(files=counted(len(files), "file", "files")))
     box += summary
     items = nodes.bullet_list()
     for item in files:
         para = nodes.paragraph()
         url = href(item.name)
         para += nodes.reference("", item.name, refuri=url) if url else nodes.literal("", item.name)
-        para += nodes.Text(f" · {plural(item.size, 'byte')} · sha256 ")
+        para += nodes.Text(f" · {counted(item.size, 'byte', 'bytes')} · sha256 ")
         para += nodes.literal("", item.sha256, classes=["tv-sha"])
         items += nodes.list_item("", para)
     box += items
     archive = files[0].name
-    box += nodes.paragraph("", "", nodes.Text("To run it, download "), nodes.literal("", archive),
-                           nodes.Text(" (the code, run.py and requirements.txt, each in the folder run.py "
-                                      "expects it in) and, in the folder you saved it to, run:"))
+    before, _archive, after = _("To run it, download {archive} (the code, run.py and requirements.txt, each in "
+                                "the folder run.py expects it in) and, in the folder you saved it to, "
+                                "run:").partition("{archive}")
+    box += nodes.paragraph("", "", nodes.Text(before), nodes.literal("", archive), nodes.Text(after))
     commands = instructions(archive)
     box += nodes.literal_block(commands, commands, language="text", linenos=False, classes=["tv-commands"])
-    box += nodes.paragraph("", "run.py recomputes the figure and compares it with the record, within the "
-                               "tolerance of each value's dtype.")
+    box += nodes.paragraph("", _("run.py recomputes the figure and compares it with the record, within the "
+                                 "tolerance of each value's dtype."))
     return box

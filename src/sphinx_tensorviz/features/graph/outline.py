@@ -11,6 +11,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ...core.i18n import _, counted
 from .layout import GraphLayout, layout_graph
 from .view import build_view, shape_text, short_label
 
@@ -55,21 +56,22 @@ def graph_outline(graph: Mapping[str, Any], *, depth: int, expand: Collection[st
         name = short_label(node, view.parent[node_id])
         if view.is_cluster(node_id):
             children = tuple(item(k) for k in reading_order(kids.get(node_id, [])))
-            return OutlineItem(node_id, f"{name} (module {node_id})", children)
+            return OutlineItem(node_id, _("{name} (module {id})").format(name=name, id=node_id), children)
         if node.get("kind") == "module":
             count = view.hidden_count.get(node_id, 0)
-            what = f"{name} (collapsed module {node_id}, {count} op{'s' if count != 1 else ''})"
+            what = _("{name} (collapsed module {id}, {ops})").format(name=name, id=node_id,
+                                                                     ops=counted(count, "op", "ops"))
         else:
             op = str(node.get("op") or "")
             what = f"{name} ({op})" if op and name.lower() != op.lower() else str(name)
             if name != node_id:  # the id a tour's :target: takes, as the box's tooltip shows it
-                what += f", id {node_id}"
+                what += _(", id {id}").format(id=node_id)
         srcs = inputs.get(node_id)
         if srcs:
-            what += "; inputs: " + ", ".join(srcs)
+            what += _("; inputs: {inputs}").format(inputs=", ".join(srcs))
         shape = shape_text(node) or outputs.get(node_id)
         if shape:
-            what += f"; output {shape}"
+            what += _("; output {shape}").format(shape=shape)
         return OutlineItem(node_id, what)
 
     return [item(k) for k in reading_order(kids.get(None, []))]

@@ -18,7 +18,7 @@ from docutils import nodes
 from sphinx.util.osutil import relative_uri
 
 from ...core.hashing import digest
-from ...core.words import plural
+from ...core.i18n import N_, _, counted
 from ...render.cache import artifact_key
 from ...render.checks import checks_list
 from ...render.html_nodes import markup
@@ -31,11 +31,11 @@ from .pdf import graph_pdf
 from .sources import source_line_href, source_panels
 from .svg import graph_to_svg
 
-BRANCH_NOTE = (
+BRANCH_NOTE = N_(
     "This graph records one forward pass with the inputs shown: only the branch of Python control "
     "flow that actually ran is drawn."
 )
-COMPILED_NOTE = (
+COMPILED_NOTE = N_(
     "This model runs code compiled with torch.compile. The graph shows the eager code as it is written; "
     "the compiled program may fuse, reorder or drop these operations."
 )
@@ -46,13 +46,13 @@ def graph_alt(graph: dict[str, Any], depth: int) -> str:
     modules = [n for n in graph["layers"] if n["kind"] == "module"]
     top = [n["id"] for n in graph["layers"] if n["parent"] is None and n["kind"] in ("layer", "module")]
     shape = graph.get("output", {}).get("shape")
-    out = f" to an output of shape {'×'.join(map(str, shape))}" if shape else ""
-    return (
-        f"Computation graph of one forward pass: {plural(len(layers), 'layer or op', 'layers and ops')} in "
-        f"{plural(len(modules), 'module')}, "
-        f"from the input{out}. Top level, in order: {', '.join(top)}. "
-        f"Modules deeper than level {depth} are drawn collapsed."
-    )
+    flow = (_("from the input to an output of shape {shape}").format(shape="×".join(map(str, shape))) if shape
+            else _("from the input"))
+    return _("Computation graph of one forward pass: {layers} in {modules}, {flow}. Top level, in order: {top}. "
+             "Modules deeper than level {depth} are drawn collapsed.").format(
+        layers=counted(len(layers), "layer or op", "layers and ops"),
+        modules=counted(len(modules), "module", "modules"),
+        flow=flow, top=", ".join(top), depth=depth)
 
 
 def step_markers(render: dict[str, Any]) -> dict[str, list[tuple[int, str]]]:
@@ -67,7 +67,8 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     depth, expand = render.get("depth", 2), tuple(render.get("expand", ()))
     recording = artifact_key(artifact)
     layout = cache(lambda: layout_graph(graph, depth=depth, expand=expand))
-    title = render.get("title") or f"Computation graph of {graph.get('modelFile', 'the model')}"
+    title = render.get("title") or _("Computation graph of {model}").format(model=graph.get("modelFile")
+                                                                             or _("the model"))
     alt = render.get("alt") or graph_alt(graph, depth)
     markers = step_markers(render)
     panels = source_panels(ctx.srcdir, artifact, render.get("show-source", False))
@@ -81,11 +82,11 @@ def graph_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     details: list[nodes.Node] = []
     if render.get("description"):
         details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
-    details.append(nodes.paragraph("", BRANCH_NOTE, classes=["tv-branch-note"]))
+    details.append(nodes.paragraph("", _(BRANCH_NOTE), classes=["tv-branch-note"]))
     if graph.get("compiled"):
-        details.append(nodes.paragraph("", COMPILED_NOTE, classes=["tv-compiled-note"]))
+        details.append(nodes.paragraph("", _(COMPILED_NOTE), classes=["tv-compiled-note"]))
     outline = nodes.container(classes=["tv-outline"])
-    outline += nodes.paragraph("", "", nodes.strong("", "The graph as a list"))
+    outline += nodes.paragraph("", "", nodes.strong("", _("The graph as a list")))
     outline += outline_list(outline_from_json(json.loads(outline_json)))
     details.append(outline)
     if artifact.get("checks"):

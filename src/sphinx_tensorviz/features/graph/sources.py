@@ -12,6 +12,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from ...core.i18n import _
 from ...core.locations import recorded_project_file
 from ...render.html_nodes import tv_html_markup
 from ...render.ids import line_id
@@ -77,7 +78,7 @@ def source_panel(path: Path, shown: str, open_: bool, *, key: str = "") -> tv_ht
         lines = path.read_text("utf-8").splitlines()
     except OSError:
         lines = []
-    summary = ("Model source: " if not key else "Source: ") + f"<code>{html.escape(shown)}</code>"
+    summary = (_("Model source: ") if not key else _("Source: ")) + f"<code>{html.escape(shown)}</code>"
     return _panel(summary, shown, list(enumerate(lines, start=1)), key, open_, "tv-source")
 
 
@@ -107,10 +108,11 @@ def _panel(summary: str, shown: str, numbered: list[tuple[int | None, str]], key
         else f'<span class="tv-line tv-gap">{html.escape(line)}\n</span>'
         for n, line in numbered
     )
+    region = html.escape(_("Source of {file}").format(file=shown), quote=True)
     markup = (
         f'<details class="{classes}"{" open" if open_ else ""} data-file="{html.escape(key, quote=True)}">'
         f"<summary>{summary}</summary>"
-        f'<div class="tv-scroll" tabindex="0" role="region" aria-label="Source of {html.escape(shown, quote=True)}">'
+        f'<div class="tv-scroll" tabindex="0" role="region" aria-label="{region}">'
         f'<pre class="tv-source-code">{body}</pre></div></details>'
     )
     return tv_html_markup(markup=markup)

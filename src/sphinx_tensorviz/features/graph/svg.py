@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ...core.i18n import N_, _, counted
 from ...render.ids import check_prefix, element_id, slugify
 from ...render.shapes import (
     Arrowhead,
@@ -70,11 +71,11 @@ class Tone:
 
 
 TONES: dict[str, Tone] = {
-    "io": Tone("#2f7fc1", "", 2.2, "input / output"),
-    "layer": Tone("#8e5cc4", "", 1.4, "layer"),
-    "op": Tone("#c26a00", "", 1.4, "op"),
-    "param": Tone("#6b7785", "2 3", 1.6, "parameter"),
-    "module": Tone("#18897a", "6 3", 1.6, "module (collapsed)"),
+    "io": Tone("#2f7fc1", "", 2.2, N_("input / output")),
+    "layer": Tone("#8e5cc4", "", 1.4, N_("layer")),
+    "op": Tone("#c26a00", "", 1.4, N_("op")),
+    "param": Tone("#6b7785", "2 3", 1.6, N_("parameter")),
+    "module": Tone("#18897a", "6 3", 1.6, N_("module (collapsed)")),
 }
 
 
@@ -134,15 +135,16 @@ def node_description(node: Mapping[str, Any], hidden: int = 0) -> str:
     if isinstance(params, Mapping) and params:
         parts.append(", ".join(f"{k}={_fmt_param(v)}" for k, v in params.items()))
     if node.get("kind") == "module":
-        parts.append(f"collapsed module, {hidden} op{'s' if hidden != 1 else ''} inside")
+        parts.append(_("collapsed module, {ops} inside").format(ops=counted(hidden, "op", "ops")))
     shape = shape_text(node)
     if shape:
         dtype = (node.get("outputs") or [{}])[0].get("dtype")
-        parts.append(f"output {shape}" + (f" {dtype}" if dtype else ""))
+        parts.append(_("output {shape}").format(shape=shape) + (f" {dtype}" if dtype else ""))
     lines = _source_lines(node)
     if lines:
         key = _source_file(node)
-        parts.append(f"source lines {lines.replace('-', '–')}" + (f" of {key}" if key else ""))
+        parts.append((_("source lines {lines} of {file}") if key else _("source lines {lines}")).format(
+            lines=lines.replace("-", "–"), file=key))
     return "; ".join(parts)
 
 
@@ -306,11 +308,11 @@ def draw_edge_label(src: Box, e: Any, dxs: list[float]) -> Optional[str]:
 
 def _legend(width: float) -> tuple[Group, float]:
     """Legend in words *and* shapes; wraps onto more rows on narrow graphs."""
-    items = [(tone, t.name) for tone, t in TONES.items()] + [("cluster", "▾ open module")]
+    items = [(tone, _(t.name)) for tone, t in TONES.items()] + [("cluster", "▾ " + _("open module"))]
     out: list[Shape] = []
     x, y = 8.0, 8.0
     for tone, name in items:
-        label = name if tone != "module" else "▸ n ops: collapsed module"
+        label = name if tone != "module" else "▸ " + _("n ops: collapsed module")
         item_w = 26 + text_width(label, FONT_SUB) + 18
         if x > 8 and x + item_w > width:
             x, y = 8.0, y + 24
@@ -341,7 +343,7 @@ def _markers(layout: GraphLayout, markers: Mapping[str, Sequence[tuple[int, str]
                  Text(cx, cy + 4.5, str(number), size=12, weight="700", anchor="middle", fill="#ffffff",
                       fill_as_style=True)),
                 cls="tv-step-marker", attrs=(("data-step-number", str(number)),),
-                tooltip=f"Step {number}: {step_title}"))
+                tooltip=_("Step {number}: {title}").format(number=number, title=step_title)))
         if circles:  # grouped by box, so the page script moves them with it
             out.append(Group(tuple(circles), attrs=(("data-node", box.id),)))
     return out

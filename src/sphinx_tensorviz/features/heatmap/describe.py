@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.words import plural
+from ...core.i18n import _, counted
 from ...render.numbers import fmt
 
 
@@ -35,16 +35,19 @@ def pattern(data: dict[str, Any]) -> str:
     values, rows, cols = data["values"], data["rows"], data["columns"]
     largest = max(abs(v) for row in values for v in row)
     if largest == 0:
-        return "Every value is exactly zero."
+        return _("Every value is exactly zero.")
     notes = []
     if identical_rows(values):
-        notes.append(f"All {len(rows)} rows are identical (to within float32 rounding), and not zero.")
+        notes.append(_("All {row_count} rows are identical (to within float32 rounding), and not zero.").format(
+            row_count=len(rows)))
     if identical_columns(values):
-        notes.append(f"All {len(cols)} columns are identical (to within float32 rounding).")
+        notes.append(_("All {column_count} columns are identical (to within float32 rounding).").format(
+            column_count=len(cols)))
     i, j = max(
         ((i, j) for i in range(len(rows)) for j in range(len(cols))), key=lambda ij: abs(values[ij[0]][ij[1]])
     )
-    notes.append(f"The largest magnitude is {fmt(values[i][j])}, at {rows[i]}, {cols[j]}.")
+    notes.append(_("The largest magnitude is {value}, at {row}, {column}.").format(
+        value=fmt(values[i][j]), row=rows[i], column=cols[j]))
     return " ".join(notes)
 
 
@@ -52,22 +55,24 @@ def heatmap_alt(data: dict[str, Any]) -> str:
     """One or two sentences: what, shape, range, pattern."""
     values, rows, cols = data["values"], data["rows"], data["columns"]
     flat = [v for row in values for v in row]
-    what = data.get("unit") or "values"
-    return (
-        f"Heatmap of {what}: {plural(len(rows), 'row')} ({rows[0]} to {rows[-1]}) by {plural(len(cols), 'column')} "
-        f"({cols[0]} to {cols[-1]}), ranging from {fmt(min(flat))} to {fmt(max(flat))}. {pattern(data)}"
-    )
+    what = data.get("unit") or _("values")
+    return _("Heatmap of {what}: {rows} ({first_row} to {last_row}) by {columns} ({first_column} to "
+             "{last_column}), ranging from {low} to {high}. {pattern}").format(
+        what=what, rows=counted(len(rows), "row", "rows"), first_row=rows[0], last_row=rows[-1],
+        columns=counted(len(cols), "column", "columns"), first_column=cols[0], last_column=cols[-1],
+        low=fmt(min(flat)), high=fmt(max(flat)), pattern=pattern(data))
 
 
 def heatmap_long_description(data: dict[str, Any], colormap: str) -> str:
     """How to read the picture; the data table follows it on the page."""
-    unit = data.get("unit") or "value"
+    unit = data.get("unit") or _("value")
     if data.get("diverging"):
-        hues = "blue below zero and red above" if colormap == "RdBu_r" else "one hue below zero and another above"
-        scale = (
-            f"The colour scale ({colormap}) is centred on zero: {hues}; paler cells are closer to zero, "
-            "and the colour bar gives the numbers."
-        )
+        hues = (_("blue below zero and red above") if colormap == "RdBu_r"
+                else _("one hue below zero and another above"))
+        scale = _("The colour scale ({colormap}) is centred on zero: {hues}; paler cells are closer to zero, "
+                  "and the colour bar gives the numbers.").format(colormap=colormap, hues=hues)
     else:
-        scale = f"Darker to brighter colours ({colormap}) run from the smallest to the largest value."
-    return f"Each cell shows the {unit} for one row and one column. {scale} {pattern(data)}"
+        scale = _("Darker to brighter colours ({colormap}) run from the smallest to the largest value.").format(
+            colormap=colormap)
+    return _("Each cell shows the {unit} for one row and one column. {scale} {pattern}").format(
+        unit=unit, scale=scale, pattern=pattern(data))

@@ -16,6 +16,7 @@ class HeatmapDirective(ExecutedDirective):
     """``tv-heatmap``: a 2-D array from lesson code, drawn as an accessible heatmap."""
 
     kind = KIND
+    author_options = ("unit",)
     extra_options: ClassVar[dict[str, Converter]] = {
         "rows": opt.labels,
         "columns": opt.labels,

@@ -14,6 +14,7 @@ from typing import Any
 from docutils import nodes
 
 from ...core.hashing import digest
+from ...core.i18n import _
 from ...core.sweep import Sweep
 from ...render import svg
 from ...render.checks import checks_list
@@ -23,7 +24,7 @@ from ...render.parts import FigureParts
 from ...render.registry import SweepRendering
 from ...render.sweep_controls import controls_markup, point_coords, sweep_sizes
 from ...warnings_ import Subtype
-from .render import COMPLEX_NOTE, heatmap_parts
+from .render import COMPLEX_NOTE, heatmap_parts, shown_data
 from .sweep_describe import sweep_alt, sweep_table
 
 
@@ -37,12 +38,14 @@ def shared_limits(datas: list[dict[str, Any]]) -> tuple[float, float]:
 def sweep_parts(sweep: Sweep, artifacts: list[dict[str, Any]], check: dict[str, Any] | None,
                 check_problem: str | None, ctx: Any) -> SweepRendering:
     """Draw every point on the shared scale and describe the sweep as a whole."""
-    datas = [a["data"] for a in artifacts]
+    datas = [shown_data(a["data"], ctx) for a in artifacts]
     limits = shared_limits(datas)
     render = sweep.points[0].request.render
     labels = [p.label for p in sweep.points]
     unit = datas[0].get("unit")
-    title = render.get("title") or (f"Heatmap of {unit}" if unit else "Heatmap") + f" across {' and '.join(sweep.parameters)}"
+    title = render.get("title") or _("{heatmap} across {names}").format(
+        heatmap=_("Heatmap of {unit}").format(unit=unit) if unit else _("Heatmap"),
+        names=_(" and ").join(sweep.parameters))
     alt = render.get("alt") or sweep_alt(labels, sweep.parameters, datas, limits)
     colormap = render.get("colormap") or (DIVERGING_DEFAULT if datas[0]["diverging"] else SEQUENTIAL_DEFAULT)
     out = SweepRendering(FigureParts(title=title, alt=alt, svg=""))
@@ -61,11 +64,12 @@ def sweep_parts(sweep: Sweep, artifacts: list[dict[str, Any]], check: dict[str, 
         details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
     details.append(nodes.paragraph("", alt, classes=["tv-longdesc"]))
     if any(d.get("complexPart") == "real" for d in datas):
-        details.append(nodes.paragraph("", COMPLEX_NOTE, classes=["tv-longdesc", "tv-complex"]))
+        details.append(nodes.paragraph("", _(COMPLEX_NOTE), classes=["tv-longdesc", "tv-complex"]))
     details.append(sweep_table(labels, datas))
     if check is not None:
-        details.append(checks_list(check["checks"], "Verified claims across the sweep "
-                                   f"(run over the stored points; content hash {check['contentHash'][:12]})"))
+        details.append(checks_list(check["checks"], _(
+            "Verified claims across the sweep (run over the stored points; content hash {hash})").format(
+            hash=check["contentHash"][:12])))
         for failed in (c for c in check["checks"] if not c["passed"]):
             out.warnings.append((f"tv-heatmap: claim across the sweep failed: {failed['description']}"
                                  + (f" ({failed['detail']})" if failed.get("detail") else ""), Subtype.claim))
@@ -81,18 +85,18 @@ def sweep_parts(sweep: Sweep, artifacts: list[dict[str, Any]], check: dict[str, 
 def _points_list(labels: list[str], parts: list[FigureParts], artifacts: list[dict[str, Any]]) -> nodes.Element:
     """Each point's alt text and its own claims: the whole sweep in words, for every builder."""
     box = nodes.container(classes=["tv-sweep-words"])
-    box += nodes.paragraph("", "", nodes.strong("", "At each value"))
+    box += nodes.paragraph("", "", nodes.strong("", _("At each value")))
     bullets = nodes.bullet_list()
     for label, part, artifact in zip(labels, parts, artifacts):
         item = nodes.list_item()
-        item += nodes.paragraph("", "", nodes.strong("", f"{label}: "), nodes.Text(part.alt),
-                                nodes.inline("", f" (content hash {artifact['contentHash'][:12]})",
-                                             classes=list(PROVENANCE_CLASSES)))
+        hashed = " " + _("(content hash {hash})").format(hash=artifact["contentHash"][:12])
+        item += nodes.paragraph("", "", nodes.strong("", _("{label}: ").format(label=label)), nodes.Text(part.alt),
+                                nodes.inline("", hashed, classes=list(PROVENANCE_CLASSES)))
         for table in (n for n in part.details if isinstance(n, nodes.table)):  # the point's data, if small
-            table.children[0].replace_self(nodes.title("", f"Data at {label}"))
+            table.children[0].replace_self(nodes.title("", _("Data at {label}").format(label=label)))
             item += table
         if artifact.get("checks"):
-            item += checks_list(artifact["checks"], f"Verified claims at {label}")
+            item += checks_list(artifact["checks"], _("Verified claims at {label}").format(label=label))
         bullets += item
     box += bullets
     return box

@@ -13,7 +13,7 @@ from typing import Any
 
 from docutils import nodes
 
-from ...core.words import plural
+from ...core.i18n import _, counted
 from ...render.numbers import fmt
 from ...render.tables import data_table
 
@@ -42,36 +42,46 @@ def point_stats(data: dict[str, Any]) -> dict[str, float]:
 
 def _trend(name: str, first: float, last: float, series: list[float]) -> str:
     if math.isclose(first, last, rel_tol=1e-3, abs_tol=1e-9):
-        return f"the {name} stays at about {fmt(first, 3)}"
+        return _("the {name} stays at about {value}").format(name=name, value=fmt(first, 3))
     rising = last > first
     steps = list(zip(series, series[1:]))
-    steady = all((b >= a) if rising else (b <= a) for a, b in steps)
-    verb = ("rises" if rising else "falls") + (" steadily" if steady and len(series) > 2 else "")
-    return f"the {name} {verb} from {fmt(first, 3)} to {fmt(last, 3)}"
+    steady = all((b >= a) if rising else (b <= a) for a, b in steps) and len(series) > 2
+    sentence = ((_("the {name} rises steadily from {first} to {last}") if steady
+                 else _("the {name} rises from {first} to {last}")) if rising else
+                (_("the {name} falls steadily from {first} to {last}") if steady
+                 else _("the {name} falls from {first} to {last}")))
+    return sentence.format(name=name, first=fmt(first, 3), last=fmt(last, 3))
 
 
 def sweep_alt(labels: list[str], parameters: dict[str, list[Any]], datas: list[dict[str, Any]],
               limits: tuple[float, float]) -> str:
     """The sweep's text alternative: what is swept, the shared scale, and what changes."""
     first = datas[0]
-    unit = first.get("unit") or "values"
-    names = " and ".join(parameters)
-    shapes = [f"{plural(len(d['rows']), 'row')} by {plural(len(d['columns']), 'column')}" for d in datas]
-    shape = shapes[0] if len(set(shapes)) == 1 else f"from {shapes[0]} to {shapes[-1]}"
-    head = (f"{plural(len(datas), 'heatmap')} of {unit} ({shape}), one for each value of {names} "
-            f"({'; '.join(labels)}), on one shared colour scale from {fmt(limits[0])} to {fmt(limits[1])}.")
+    unit = first.get("unit") or _("values")
+    names = _(" and ").join(parameters)
+    shapes = [_("{rows} by {columns}").format(rows=counted(len(d["rows"]), "row", "rows"),
+                                              columns=counted(len(d["columns"]), "column", "columns"))
+              for d in datas]
+    shape = shapes[0] if len(set(shapes)) == 1 else _("from {first} to {last}").format(first=shapes[0],
+                                                                                        last=shapes[-1])
+    head = _("{heatmaps} of {unit} ({shape}), one for each value of {names} ({labels}), on one shared colour "
+             "scale from {low} to {high}.").format(
+        heatmaps=counted(len(datas), "heatmap", "heatmaps"), unit=unit, shape=shape, names=names,
+        labels="; ".join(labels), low=fmt(limits[0]), high=fmt(limits[1]))
     stats = [point_stats(d) for d in datas]
-    trends = [_trend("largest value", stats[0]["max"], stats[-1]["max"], [s["max"] for s in stats])]
+    trends = [_trend(_("largest value"), stats[0]["max"], stats[-1]["max"], [s["max"] for s in stats])]
     if all("entropy" in s for s in stats):
         series = [s["entropy"] for s in stats]
-        trends.append(_trend("mean row entropy (nats)", series[0], series[-1], series))
-    return f"{head} From {labels[0]} to {labels[-1]}, {' and '.join(trends)}."
+        trends.append(_trend(_("mean row entropy (nats)"), series[0], series[-1], series))
+    return _("{head} From {first} to {last}, {trends}.").format(head=head, first=labels[0], last=labels[-1],
+                                                                 trends=_(" and ").join(trends))
 
 
 def sweep_table(labels: list[str], datas: list[dict[str, Any]]) -> nodes.table:
     """One row per point: smallest and largest value, and mean row entropy where rows are distributions."""
     stats = [point_stats(d) for d in datas]
-    columns = ["smallest", "largest"] + (["mean row entropy (nats)"] if all("entropy" in s for s in stats) else [])
+    columns = [_("smallest"), _("largest")] + ([_("mean row entropy (nats)")] if all("entropy" in s for s in stats)
+                                               else [])
     keys = ["min", "max", "entropy"][: len(columns)]
     cells = [[fmt(s[k]) for k in keys] for s in stats]
-    return data_table("Across the sweep", "point", labels, columns, cells)
+    return data_table(_("Across the sweep"), _("point"), labels, columns, cells)

@@ -12,13 +12,15 @@ from typing import Any
 
 from sphinx.util.osutil import relative_uri
 
+from ...core.i18n import course_words
 from ...core.hashing import digest
 from ...core.request import ExecutionRequest
 from ...core.state import lessons_of
 from ...render.cache import artifact_key
 from ...render.page import Page
 from ...render.svg import ID_TOKEN
-from .directive import tensorviz_catalogue, tensorviz_lesson
+from ...render.words import translated_language
+from .directive import tensorviz_catalogue, tensorviz_lesson, translated_meta
 from .render import catalogue, lesson_footer, lesson_header, write_thumbnail
 
 
@@ -26,6 +28,7 @@ def render_lessons(page: Page) -> None:
     """Lesson headers, the credits footer, and catalogues of every lesson."""
     document = page.document
     for header in list(document.findall(tensorviz_lesson)):
+        header["meta"] = translated_meta(header["meta"], page.ctx.words)
         footer = lesson_footer(header["meta"])
         if footer is not None:
             document.children[-1] += footer
@@ -38,7 +41,9 @@ def render_lessons(page: Page) -> None:
     order = [d for d in env.found_docs if d in lessons]
     toc = toc_order(env, env.config.root_doc)
     order.sort(key=lambda d: (toc.index(d) if d in toc else len(toc), d))
-    entries = [{"docname": d, "title": env.titles[d].astext() if d in env.titles else d, **lessons[d]}
+    translated = translated_language(env.config)
+    entries = [{"docname": d, "title": env.titles[d].astext() if d in env.titles else d,
+                **(translated_meta(lessons[d], course_words(env, d)) if translated else lessons[d])}
                for d in order]
     for node in catalogues:
         node.replace_self(catalogue(

@@ -13,14 +13,32 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
+from ...core.i18n import TranslatableWords, Words
 from ...core.state import catalogues_of, lessons_of
 from ...read import options as opt
 from ...read.front_matter import as_written
 from ...warnings_ import Subtype, warn
 
 
-class tensorviz_lesson(nodes.General, nodes.Element):  # noqa: N801
-    """Attribute ``meta``; children: the parsed description."""
+#: a lesson's metadata that holds the author's words (``milestone`` holds them in its ``fidelity``)
+TEXT_META = ("question", "category", "limitations", "attribution", "license")
+
+
+class tensorviz_lesson(nodes.General, nodes.Element, TranslatableWords):  # noqa: N801
+    """Attribute ``meta``; children: the parsed description (translated as prose)."""
+
+    def author_texts(self) -> list[str]:
+        meta = self["meta"]
+        fidelity = [meta["milestone"]["fidelity"]] if meta.get("milestone", {}).get("fidelity") else []
+        return [meta[name] for name in TEXT_META if isinstance(meta.get(name), str) and meta[name]] + fidelity
+
+
+def translated_meta(meta: dict[str, Any], words: Words) -> dict[str, Any]:
+    """A lesson's metadata with the author's words (:data:`TEXT_META`) in the page's language."""
+    done = {name: words(meta[name]) for name in TEXT_META if isinstance(meta.get(name), str) and meta[name]}
+    if meta.get("milestone", {}).get("fidelity"):
+        done["milestone"] = {**meta["milestone"], "fidelity": words(meta["milestone"]["fidelity"])}
+    return {**meta, **done}
 
 
 class tensorviz_catalogue(nodes.General, nodes.Element):  # noqa: N801

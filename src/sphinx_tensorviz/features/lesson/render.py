@@ -10,6 +10,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ...core.i18n import _
 from ...render.outputs import OUTPUT_FOLDER, write_if_changed
 from .directive import tensorviz_lesson
 
@@ -18,19 +19,19 @@ def lesson_header(node: tensorviz_lesson) -> nodes.Element:
     meta = node["meta"]
     box = nodes.container(classes=["tv-lesson"])
     if "question" in meta:
-        box += _labelled("Question", meta["question"], "tv-question")
+        box += _labelled(_("Question"), meta["question"], "tv-question")
     box.extend(child.deepcopy() for child in node.children)
     facts = nodes.field_list(classes=["tv-lesson-facts"])
     if "category" in meta:
-        facts += _field("Category", nodes.Text(meta["category"]))
+        facts += _field(_("Category"), nodes.Text(meta["category"]))
     if meta.get("tags"):
-        facts += _field("Tags", nodes.Text(", ".join(meta["tags"])))
+        facts += _field(_("Tags"), nodes.Text(", ".join(meta["tags"])))
     if "milestone" in meta:
-        facts += _field("Milestone", milestone_node(meta["milestone"]))
+        facts += _field(_("Milestone"), milestone_node(meta["milestone"]))
     if len(facts):
         box += facts
     if "limitations" in meta:
-        box += _labelled("Limitations", meta["limitations"], "tv-limitations")
+        box += _labelled(_("Limitations"), meta["limitations"], "tv-limitations")
     return box
 
 
@@ -39,16 +40,16 @@ def milestone_node(milestone: dict[str, Any]) -> nodes.paragraph:
     details = ", ".join(str(milestone[k]) for k in ("year", "kind") if k in milestone)
     para += nodes.Text(milestone["name"] + (f" ({details})" if details else ""))
     if milestone.get("fidelity"):
-        para += nodes.Text(f". Our version: {milestone['fidelity']}")
+        para += nodes.Text(". " + _("Our version: {fidelity}").format(fidelity=milestone["fidelity"]))
     for paper in milestone.get("papers", []):
-        para += nodes.Text(" · Paper: ")
+        para += nodes.Text(" · " + _("Paper: "))
         para += nodes.reference("", paper["title"], refuri=paper["url"])
     return para
 
 
 def lesson_footer(meta: dict[str, Any]) -> nodes.Element | None:
-    parts = [f"{label}: {meta[key]}" for key, label in (("attribution", "Attribution"), ("license", "License"))
-             if key in meta]
+    parts = [_("{label}: ").format(label=label) + meta[key]
+             for key, label in (("attribution", _("Attribution")), ("license", _("License"))) if key in meta]
     if not parts:
         return None
     return nodes.paragraph("", " · ".join(parts), classes=["tv-lesson-footer"])
@@ -62,7 +63,7 @@ def catalogue(entries: list[dict[str, Any]], link: Callable[[str], str], thumbna
         item = nodes.list_item(classes=["tv-catalogue-entry"])
         src = thumbnail(entry["docname"])
         if src:
-            item += nodes.image(uri=src, alt=f"Preview of the main figure of {entry['title']}",
+            item += nodes.image(uri=src, alt=_("Preview of the main figure of {lesson}").format(lesson=entry["title"]),
                                 classes=["tv-thumbnail"], candidates={"*": src}, width="240px")
         title = nodes.paragraph(classes=["tv-catalogue-title"])
         title += nodes.reference("", "", nodes.strong("", entry["title"]), internal=True, refuri=link(entry["docname"]))
@@ -70,7 +71,7 @@ def catalogue(entries: list[dict[str, Any]], link: Callable[[str], str], thumbna
         facts = [entry[k] for k in ("category",) if k in entry] + [", ".join(entry.get("tags", []))]
         item += nodes.paragraph("", " · ".join(f for f in facts if f), classes=["tv-catalogue-facts"])
         if "question" in entry:
-            item += _labelled("Question", entry["question"], "tv-question")
+            item += _labelled(_("Question"), entry["question"], "tv-question")
         items += item
     return items
 
@@ -84,7 +85,7 @@ def write_thumbnail(svg: str, outdir: Path, docname: str) -> str:
 
 def _labelled(label: str, text: str, cls: str) -> nodes.paragraph:
     para = nodes.paragraph(classes=[cls])
-    para += nodes.strong("", f"{label}: ")
+    para += nodes.strong("", _("{label}: ").format(label=label))
     para += nodes.Text(text)
     return para
 

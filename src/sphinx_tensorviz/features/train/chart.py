@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ...core.i18n import _
 from ...render import svg
 from ...render.numbers import fmt
 from ...render.shapes import Drawing, Group, Line, Paint, Path, Rect, Shape, Text
@@ -64,7 +65,7 @@ def chart_drawing(data: dict[str, Any], *, title: str, alt: str) -> Drawing:
     for tick in x_ticks:
         axis.append(Line(x_of(tick), bottom, x_of(tick), bottom + 5))
         axis.append(Text(x_of(tick), bottom + 8 + FONT, step_label(tick), anchor="middle"))
-    axis.append(Text(LEFT + plot_w / 2, bottom + 14 + 2 * FONT, "step", anchor="middle"))
+    axis.append(Text(LEFT + plot_w / 2, bottom + 14 + 2 * FONT, _("step"), anchor="middle"))
     return Drawing(width=WIDTH, height=bottom + BOTTOM, title=title, desc=alt, id_prefix=svg.ID_TOKEN,
                    cls="tv-svg-train", font_family=FONT_FAMILY, font_size=FONT, compact=True,
                    children=(*panels, Group(tuple(axis), cls="tv-step-axis", fill="currentColor")))

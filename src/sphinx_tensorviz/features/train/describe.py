@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.words import plural
+from ...core.i18n import _, counted
 from ...render.numbers import fmt
 
 #: the share of the run over which "most steeply" is measured
@@ -49,33 +49,39 @@ def curve_sentence(curve: dict[str, Any]) -> str:
     lowest = min(v for _, v in points)
     scale = max(abs(start), abs(end), 1e-12)
     if abs(end - start) <= 1e-3 * scale:
-        return f"{metric} stays near {fmt(start, 3)}"
+        return _("{metric} stays near {value}").format(metric=metric, value=fmt(start, 3))
     falling = end < start
-    verb = "falls" if falling else "rises"
-    sentence = f"{metric} {verb} from {fmt(start, 3)} to {fmt(end, 3)}"
+    moves = _("{metric} falls from {start} to {end}") if falling else _("{metric} rises from {start} to {end}")
+    sentence = moves.format(metric=metric, start=fmt(start, 3), end=fmt(end, 3))
     window = steepest(points, falling)
     if window:
-        sentence += f", most steeply between steps {window[0]} and {window[1]}"
+        sentence += _(", most steeply between steps {first} and {last}").format(first=window[0], last=window[1])
     if lowest < min(start, end) - 1e-3 * scale:
-        sentence += f" (lowest {fmt(lowest, 3)})"
+        sentence += " " + _("(lowest {value})").format(value=fmt(lowest, 3))
     return sentence
 
 
 def train_alt(data: dict[str, Any]) -> str:
     """What the chart shows, in words."""
     clauses = "; ".join(curve_sentence(c) for c in data["curves"])
-    text = f"Training curves over {plural(data['steps'], 'step')}: {clauses}."
+    text = _("Training curves over {steps}: {clauses}.").format(steps=counted(data["steps"], "step", "steps"),
+                                                                 clauses=clauses)
     if data.get("diverged"):
         d = data["diverged"]
-        text += f" The run diverged at step {d['step']} ({d['metric']} became {d['value']}) and stopped there."
+        text += " " + _("The run diverged at step {step} ({metric} became {value}) and stopped there.").format(
+            step=d["step"], metric=d["metric"], value=d["value"])
     return text
 
 
 def long_description(data: dict[str, Any]) -> str:
     """How to read the chart; the data table follows it on the page."""
     kept = [str(s["step"]) for s in data["snapshots"]]
-    marks = f" Dashed lines mark the steps whose weights were kept: {', '.join(kept)}." if kept else ""
-    counts = "; ".join(f"{c['metric']}: {plural(len(c['points']), 'point')} of {c['logged']:,} logged"
-                       for c in data["curves"])
-    return (f"One panel per logged metric, with the step (0 to {data['steps']:,}) across and the value up.{marks} "
-            f"Points shown ({counts}); long runs are thinned evenly, keeping the first, the last and the minimum.")
+    marks = (" " + _("Dashed lines mark the steps whose weights were kept: {steps}.").format(steps=", ".join(kept))
+             if kept else "")
+    counts = "; ".join(_("{metric}: {points} of {logged:,} logged").format(
+        metric=c["metric"], points=counted(len(c["points"]), "point", "points"), logged=c["logged"])
+        for c in data["curves"])
+    return (_("One panel per logged metric, with the step (0 to {steps:,}) across and the value up.").format(
+        steps=data["steps"]) + marks + " "
+        + _("Points shown ({counts}); long runs are thinned evenly, keeping the first, the last and the "
+            "minimum.").format(counts=counts))

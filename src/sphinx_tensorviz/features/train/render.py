@@ -8,7 +8,7 @@ from typing import Any
 
 from docutils import nodes
 
-from ...core.words import plural
+from ...core.i18n import _, counted
 from ...render.cache import artifact_key
 from ...render.checks import checks_list
 from ...render.numbers import fmt
@@ -23,7 +23,7 @@ from .pdf import train_pdf
 
 def train_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:
     data = artifact["data"]
-    title = render.get("title") or f"Training over {plural(data['steps'], 'step')}"
+    title = render.get("title") or _("Training over {steps}").format(steps=counted(data["steps"], "step", "steps"))
     alt = render.get("alt") or train_alt(data)
     svg = ctx.cache.svg(artifact_key(artifact), renderer_hash,
                         partial(_chart_svg, data, title, alt))
@@ -36,11 +36,13 @@ def train_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
         d = data["diverged"]
         said = (f"the run diverged: {d['metric']} became {d['value']} at step {d['step']}; recording stopped "
                 "there, and the curves end at the step before")
-        details.append(nodes.paragraph("", f"Diverged: {said}.", classes=["tv-longdesc", "tv-diverged"]))
+        shown = _("Diverged: the run diverged: {metric} became {value} at step {step}; recording stopped there, "
+                  "and the curves end at the step before.").format(metric=d["metric"], value=d["value"], step=d["step"])
+        details.append(nodes.paragraph("", shown, classes=["tv-longdesc", "tv-diverged"]))
         warnings.append((f"{said} (lower the learning rate, or clip the gradients)", Subtype.bad_result))
     for curve in data["curves"]:
         rows = [str(step) for step, _ in curve["points"]]
-        details.append(data_table(f"Data: {curve['metric']}", "step", rows, [curve["metric"]],
+        details.append(data_table(_("Data: {what}").format(what=curve["metric"]), _("step"), rows, [curve["metric"]],
                                   [[fmt(value)] for _, value in curve["points"]]))
     if artifact.get("checks"):
         details.append(checks_list(artifact["checks"]))
@@ -57,13 +59,14 @@ def snapshot_list(snapshots: list[dict[str, Any]]) -> nodes.Element:
     """The kept weights: step, size and sha256 (the file's name in the store's ``weights/``)."""
     box = nodes.container(classes=["tv-snapshots"])
     if not snapshots:
-        box += nodes.paragraph("", "No weights were kept (the directive lists no :snapshots:).")
+        box += nodes.paragraph("", _("No weights were kept (the directive lists no :snapshots:)."))
         return box
-    box += nodes.paragraph("", "", nodes.strong("", "Snapshots (weights kept, safetensors, by sha256)"))
+    box += nodes.paragraph("", "", nodes.strong("", _("Snapshots (weights kept, safetensors, by sha256)")))
     bullets = nodes.bullet_list()
     for snapshot in snapshots:
-        para = nodes.paragraph("", f"step {snapshot['step']}: {plural(snapshot['tensors'], 'tensor')}, "
-                                   f"{plural(snapshot['size'], 'byte')}, sha256 ")
+        para = nodes.paragraph("", _("step {step}: {tensors}, {size}, sha256 ").format(
+            step=snapshot["step"], tensors=counted(snapshot["tensors"], "tensor", "tensors"),
+            size=counted(snapshot["size"], "byte", "bytes")))
         para += nodes.literal("", snapshot["sha256"], classes=["tv-sha"])  # folds on a phone, as the downloads' do
         bullets += nodes.list_item("", para)
     box += bullets

@@ -15,6 +15,14 @@
   var NS = "http://www.w3.org/2000/svg";
   var tv = window.tensorviz = window.tensorviz || {};
 
+  // The scripts' words in the page's language: a translated page sets tv.words (English message ->
+  // translation, render/script_words.py) before the scripts run; {name} fields are filled in.
+  tv.say = function (text, fields) {
+    var said = (tv.words && tv.words[text]) || text;
+    Object.keys(fields || {}).forEach(function (k) { said = said.split("{" + k + "}").join(fields[k]); });
+    return said;
+  };
+
   function all(root, selector) { return Array.prototype.slice.call(root.querySelectorAll(selector)); }
 
   function el(tag, attrs, text) {
@@ -305,7 +313,9 @@
         .map(function (t) { return t.textContent; }).join(" ");
       target.setAttribute("role", "button");
       target.setAttribute("aria-expanded", expanded ? "true" : "false");
-      target.setAttribute("aria-label", shown + (expanded ? ": collapse module " : ": expand module ") + id);
+      var fields = { name: shown, id: id };
+      target.setAttribute("aria-label", expanded ? tv.say("{name}: collapse module {id}", fields)
+        : tv.say("{name}: expand module {id}", fields));
       target.setAttribute("data-tv-toggle", id);
     }
     all(this.svg, "g.tv-node.tv-collapsed[data-node]").forEach(function (g) {
@@ -323,11 +333,12 @@
       self.busy = false;
       var again = self.figure.querySelector('[data-tv-toggle="' + cssEscape(id) + '"]');
       if (again) { again.focus(); }
-      self.status.textContent = (self.open[id] ? "Opened module " : "Closed module ") + id;
+      self.status.textContent = self.open[id] ? tv.say("Opened module {id}", { id: id })
+        : tv.say("Closed module {id}", { id: id });
     }, function (err) {
       self.busy = false;
       if (self.open[id]) { delete self.open[id]; } else { self.open[id] = true; }
-      self.status.textContent = "Could not open module " + id + ": " + err.message;
+      self.status.textContent = tv.say("Could not open module {id}: {error}", { id: id, error: err.message });
     });
   };
 

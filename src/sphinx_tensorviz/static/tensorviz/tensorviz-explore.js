@@ -82,9 +82,11 @@
     function commit(index, focus) {
       radios[index].checked = true;
       var matched = index === answer;
-      result.textContent = "You predicted " + labelOf(index) + ". " + (matched
-        ? "That matches the recorded result."
-        : "The recorded result supports " + labelOf(answer) + " instead.");
+      var say = window.tensorviz.say;
+      result.textContent = matched
+        ? say("You predicted {choice}. That matches the recorded result.", { choice: labelOf(index) })
+        : say("You predicted {choice}. The recorded result supports {answer} instead.",
+              { choice: labelOf(index), answer: labelOf(answer) });
       result.classList.toggle("tv-choice-matched", matched);
       result.classList.toggle("tv-choice-missed", !matched);
       figure.querySelectorAll(".tv-choice-why").forEach(function (item, k) {
@@ -92,7 +94,7 @@
       });
       if (summary) summary.hidden = false;
       if (reveal) reveal.open = true;
-      button.textContent = "Prediction committed: figure revealed";
+      button.textContent = say("Prediction committed: figure revealed");
       if (focus && summary) summary.focus();
     }
 

@@ -8,6 +8,7 @@
 
   var all = tv.all;
   var el = tv.el;
+  var say = tv.say;
 
   // "58-60,62" -> [[58, 60], [62, 62]]
   function parseRanges(spec) {
@@ -149,8 +150,8 @@
     this.home = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
     this.view = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
     var label = svg.querySelector("title");
-    var name = label ? label.textContent : "the graph";
-    var bar = el("div", { "class": "tv-zoom", role: "toolbar", "aria-label": "Zoom: " + name });
+    var name = label ? label.textContent : say("the graph");
+    var bar = el("div", { "class": "tv-zoom", role: "toolbar", "aria-label": say("Zoom: {graph}", { graph: name }) });
     function button(cls, text, aria, action) {
       var b = el("button", { type: "button", "class": "tv-zoom-" + cls, "aria-label": aria, title: aria }, text);
       if (svg.id) { b.setAttribute("aria-controls", svg.id); }
@@ -158,22 +159,22 @@
       bar.appendChild(b);
       return b;
     }
-    button("in", "+", "Zoom in", function () { self.zoom(1.25); });
-    button("out", "\u2212", "Zoom out", function () { self.zoom(1 / 1.25); });
-    button("reset", "Reset", "Reset zoom", function () { self.reset(); });
+    button("in", "+", say("Zoom in"), function () { self.zoom(1.25); });
+    button("out", "\u2212", say("Zoom out"), function () { self.zoom(1 / 1.25); });
+    button("reset", say("Reset"), say("Reset zoom"), function () { self.reset(); });
     this.zoomLevel = el("span", { "class": "tv-zoom-level", "aria-live": "polite" }, "100%");
     bar.appendChild(this.zoomLevel);
     // A graph is drawn at its natural size (text stays readable) and scrolls; these two trade that
     // for an overview (fit the column) or for room (the window's full width).
-    this.fitButton = button("fit", "Fit", "Fit the graph to the column", function () {
+    this.fitButton = button("fit", say("Fit"), say("Fit the graph to the column"), function () {
       self.fit = !self.fit;
       self.fitWidth();
     });
-    this.fullButton = button("full", "Full width", "Use the full window width", function () {
+    this.fullButton = button("full", say("Full width"), say("Use the full window width"), function () {
       self.full = !self.full;
       self.fitWidth();
     });
-    bar.appendChild(el("span", { "class": "tv-zoom-hint" }, "Ctrl + wheel zooms; drag or arrow keys pan"));
+    bar.appendChild(el("span", { "class": "tv-zoom-hint" }, say("Ctrl + wheel zooms; drag or arrow keys pan")));
     var box = svg.closest(".tv-scroll") || svg.parentNode;
     box.parentNode.insertBefore(bar, box);
     this.box = box;

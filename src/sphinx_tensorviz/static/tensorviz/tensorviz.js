@@ -16,6 +16,7 @@
   var tv = window.tensorviz;
   var all = tv.all;
   var el = tv.el;
+  var say = tv.say;
   var graphs = tv.graphs;
   var graphFor = tv.graphFor;
 
@@ -35,8 +36,10 @@
     section.classList.add("tv-steps-enhanced");
 
     var bar = el("div", { "class": "tv-step-controls" });
-    this.prev = el("button", { type: "button", "class": "tv-step-prev", "aria-label": "Previous step" }, "\u2190 Previous");
-    this.next = el("button", { type: "button", "class": "tv-step-next", "aria-label": "Next step" }, "Next \u2192");
+    this.prev = el("button", { type: "button", "class": "tv-step-prev", "aria-label": say("Previous step") },
+      "\u2190 " + say("Previous"));
+    this.next = el("button", { type: "button", "class": "tv-step-next", "aria-label": say("Next step") },
+      say("Next") + " \u2192");
     this.status = el("p", { "class": "tv-step-status", "aria-live": "polite", "aria-atomic": "true" });
     if (this.list.id) {
       this.prev.setAttribute("aria-controls", this.list.id);
@@ -46,7 +49,7 @@
     bar.appendChild(this.status);
     bar.appendChild(this.next);
     this.list.parentNode.insertBefore(bar, this.list.nextSibling);
-    bar.appendChild(el("span", { "class": "tv-step-hint" }, "Left and right arrow keys also move between steps."));
+    bar.appendChild(el("span", { "class": "tv-step-hint" }, say("Left and right arrow keys also move between steps.")));
 
     this.prev.addEventListener("click", function () { self.go(self.index - 1, true); });
     this.next.addEventListener("click", function () { self.go(self.index + 1, true); });
@@ -89,7 +92,8 @@
     var li = this.steps[i];
     var title = li.querySelector(".tv-step-title");
     this.status.textContent = "";
-    this.status.appendChild(el("span", { "class": "tv-step-count" }, "Step " + (i + 1) + " of " + this.steps.length));
+    var count = say("Step {number} of {count}", { number: i + 1, count: this.steps.length });
+    this.status.appendChild(el("span", { "class": "tv-step-count" }, count));
     if (title) { this.status.appendChild(el("span", { "class": "tv-visually-hidden" }, ": " + title.textContent.trim())); }
     this.prev.setAttribute("aria-disabled", String(i === 0));
     this.next.setAttribute("aria-disabled", String(i === this.steps.length - 1));
@@ -126,7 +130,7 @@
     box.classList.add("tv-activations-enhanced");
     var base = box.id || "tv-activations-" + pickers.length;
     var row = el("div", { "class": "tv-checkpoint-picker" });
-    var label = el("label", { "for": base + "-select" }, "Checkpoint: ");
+    var label = el("label", { "for": base + "-select" }, say("Checkpoint: "));
     var select = el("select", { id: base + "-select", "class": "tv-checkpoint-select" });
     this.items.forEach(function (c, k) {
       var l = c.querySelector(".tv-checkpoint-label");

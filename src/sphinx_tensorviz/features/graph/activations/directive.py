@@ -6,19 +6,24 @@ Nothing runs for it: the checkpoints are recorded by the graph's own execution (
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
+from ....core.i18n import TranslatableWords, render_texts
 from ....read import options as opt
 from ....read.directives import new_figure_id, problem_box
 from ....warnings_ import Subtype
 
 
-class tensorviz_activations(nodes.General, nodes.Element):  # noqa: N801
+class tensorviz_activations(nodes.General, nodes.Element, TranslatableWords):  # noqa: N801
     """Attributes: ``graph``, ``render`` (title, prediction), ``figure_id``; children: the note."""
+
+    def author_texts(self) -> Iterator[str]:
+        return render_texts(self["render"])
 
 
 class ActivationsDirective(SphinxDirective):

@@ -24,7 +24,7 @@ from docutils import nodes
 
 from ....core.hashing import digest
 from ....core.request import renderer_fingerprint
-from ....core.words import plural
+from ....core.i18n import _, counted, translated_render
 from ....render import svg
 from ....render.assemble import prediction_node
 from ....render.bidi import isolated
@@ -47,6 +47,7 @@ def render_activations(page: Page) -> None:
     """The page pass: each ``tv-activations`` drawn from its graph's artifact; for a swept graph one
     set per point, following the graph's controls."""
     for strips in list(page.document.findall(tensorviz_activations)):
+        strips["render"] = translated_render(strips["render"], page.ctx.words)  # the author's, in the page's language
         graph = graph_for(page, strips, "tv-activations")
         if graph is None:
             strips.replace_self([])
@@ -63,22 +64,22 @@ def render_activations(page: Page) -> None:
 def _drawn(strips: tensorviz_activations, graph: GraphOnPage, page: Page) -> nodes.Node:
     owner = swept_graphs(page).get(strips["graph"])
     if owner is None:
-        return activations_figure(strips, graph, page.html, page.ctx.cache)
+        return activations_figure(strips, graph, page.html, page.ctx.cache, page.ctx.language)
     graph_id, sweep = owner
 
     def draw(copy: nodes.Element, number: int) -> nodes.Node:
         found = page.store.read_artifact(sweep.points[number].request.content_hash)
         if not isinstance(found, dict):  # the graph's own figure warns about it
-            return nodes.paragraph("", "This point has not been computed.")
+            return nodes.paragraph("", _("This point has not been computed."))
         point = GraphOnPage(point_figure_id(graph_id, number), found, graph.depth, graph.expand)
-        return activations_figure(copy, point, page.html, page.ctx.cache)
+        return activations_figure(copy, point, page.html, page.ctx.cache, page.ctx.language)
 
     return switcher(strips["figure_id"], [], sweep, per_point(strips, sweep, draw), page.html, follows=graph_id)
 
 
 def activations_figure(node: tensorviz_activations, graph: GraphOnPage, html: bool,
-                       cache: RenderCache) -> nodes.Element:
-    """The checkpoints of ``graph`` under one heading."""
+                       cache: RenderCache, language: str = "") -> nodes.Element:
+    """The checkpoints of ``graph`` under one heading (drawn in ``language``: :attr:`RenderContext.language`)."""
     records = graph.artifact["data"].get("activations") or {}
     fid = node["figure_id"]
     render = node["render"]
@@ -104,7 +105,8 @@ def activations_figure(node: tensorviz_activations, graph: GraphOnPage, html: bo
             warn(f"checkpoint {name!r} is complex ({record.get('dtype', 'complex')}): only its real part is drawn; "
                  "checkpoint a real tensor (.real, .abs()) to choose", Subtype.bad_result, location=node)
         cached = partial(cache.svg, artifact_key(graph.artifact),
-                         digest({"checkpoint": name, "renderer": renderer_fingerprint()}))
+                         digest({"checkpoint": name, "renderer": renderer_fingerprint(),
+                                 **({"language": language} if language else {})}))
         box += checkpoint(name, record, f"{fid}-{slugify(name)}", html, cached)
     return box
 
@@ -122,29 +124,31 @@ def checkpoint(name: str, record: dict[str, Any], cid: str, html: bool,
         box = nodes.container(classes=["tv-checkpoint"], ids=[cid])
     box += nodes.paragraph("", label, classes=["tv-checkpoint-label"])
     if html:
-        alt = f"{label}. {summary}."
+        alt = _("{label}. {summary}.").format(label=label, summary=summary)
         markup = cached(partial(picture, alt)).replace(svg.ID_TOKEN, cid)
         box += scroll_region(html_markup(f'<div class="tv-svg">{markup}</div>'),
-                             f"Activations at {name}")
+                             _("Activations at {name}").format(name=name))
     box += nodes.paragraph("", summary, classes=["tv-checkpoint-metrics"])
     table["ids"] = [f"{cid}-table"]
-    box += scroll_region(table, f"Values at {name}") if html else table
+    box += scroll_region(table, _("Values at {name}").format(name=name)) if html else table
     return box
 
 
 def _summary(record: dict[str, Any], layout: str) -> str:
     metrics = record["metrics"]
-    what = {"channels": "Channel values: RMS", "channels-length": "Channel values: RMS",
-            "heads": "Head values: RMS"}.get(layout, "Feature RMS")
-    text = f"{what} {fmt(metrics['rms'])} · min {fmt(metrics['min'])} · max {fmt(metrics['max'])}"
+    what = {"channels": _("Channel values: RMS"), "channels-length": _("Channel values: RMS"),
+            "heads": _("Head values: RMS")}.get(layout) or _("Feature RMS")
+    text = _("{what} {rms} · min {min} · max {max}").format(what=what, rms=fmt(metrics["rms"]),
+                                                            min=fmt(metrics["min"]), max=fmt(metrics["max"]))
     if "heads" in metrics:
-        text += f" · {plural(metrics['heads'], 'head')}"
+        text += f" · {counted(metrics['heads'], 'head', 'heads')}"
     if layout in ("channels", "heads") and record.get("pooledTo"):
-        text += f" · maps mean-pooled to {'×'.join(map(str, record['pooledTo']))} for drawing"
+        pooled = "×".join(map(str, record["pooledTo"]))
+        text += " · " + _("maps mean-pooled to {shape} for drawing").format(shape=pooled)
     if record.get("complexPart") == "real":
-        text += " · the real part of complex values"
+        text += " · " + _("the real part of complex values")
     if layout == "channels-length" and record.get("step", 1) > 1:
-        text += f" · positions mean-pooled in runs of {record['step']} for drawing"
+        text += " · " + _("positions mean-pooled in runs of {step} for drawing").format(step=record["step"])
     return text
 
 
@@ -152,14 +156,16 @@ def _strip(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[
     """A feature vector as a one-row heatmap; tokens say which token it is."""
     values = record["values"]
     if record.get("layout", "tokens") == "tokens":
-        label = f"{name}: token {record['token']}, {plural(len(values), 'feature')} (axis: feature)"
-        row = f"token {record['token']}"
+        label = _("{name}: token {token}, {features} (axis: feature)").format(
+            name=name, token=record["token"], features=counted(len(values), "feature", "features"))
+        row = _("token {token}").format(token=record["token"])
     else:
-        label = f"{name}: {plural(len(values), 'feature')} (axis: feature; no token axis)"
-        row = "features"
+        label = _("{name}: {features} (axis: feature; no token axis)").format(
+            name=name, features=counted(len(values), "feature", "features"))
+        row = _("features")
     columns = [f"f{j}" for j in range(len(values))]
     data = {"values": [values], "rows": [row], "columns": columns, "unit": "activation", "diverging": True}
-    table = data_table(f"Values at {name}", "", [row], columns, [[fmt(v) for v in values]])
+    table = data_table(_("Values at {name}").format(name=name), "", [row], columns, [[fmt(v) for v in values]])
     return label, lambda alt: _heatmap_svg(data, title=label, alt=alt, colormap=None), table
 
 
@@ -167,21 +173,25 @@ def _maps(name: str, record: dict[str, Any], cid: str) -> tuple[str, Callable[[s
     """Channel or head maps as small multiples, plus (channels) the channel-mean map."""
     layout = record["layout"]
     axes = record.get("axes") or []
-    unit = "channel" if layout == "channels" else "head"
+    unit = _("channel") if layout == "channels" else _("head")
     count = record["count"]
     height, width = record["mapShape"]
-    label = (f"{name}: {plural(count, unit)} of {height}×{width} (rows: {axes[1] if len(axes) > 1 else 'rows'}, "
-             f"columns: {axes[2] if len(axes) > 2 else 'columns'})")
+    units = (counted(count, "channel", "channels") if layout == "channels" else counted(count, "head", "heads"))
+    label = _("{name}: {units} of {height}×{width} (rows: {rows}, columns: {columns})").format(
+        name=name, units=units, height=height, width=width, rows=axes[1] if len(axes) > 1 else _("rows"),
+        columns=axes[2] if len(axes) > 2 else _("columns"))
     shown = len(record["maps"])
     if shown < count:
-        label += f"; the first {shown} drawn"
+        label += _("; the first {shown} drawn").format(shown=shown)
     titles = [f"{unit} {k}" for k in range(shown)]
     maps = list(record["maps"])
     if layout == "channels":
         maps.append(record["mean"])
-        titles.append("channel mean")
+        titles.append(_("channel mean"))
     columns = [f"{unit} {k}" for k in range(len(record["values"]))]
-    table = data_table(f"Mean value of each {unit} at {name}", "", ["mean"], columns,
+    caption = (_("Mean value of each channel at {name}") if layout == "channels"
+               else _("Mean value of each head at {name}")).format(name=name)
+    table = data_table(caption, "", [_("mean")], columns,
                        [[fmt(v) for v in record["values"]]])
     return label, lambda alt: _small_multiples_svg(maps, titles, title=label, alt=alt,
                                                       diverging=layout == "channels"), table
@@ -191,14 +201,16 @@ def _channel_rows(name: str, record: dict[str, Any], cid: str) -> tuple[str, Cal
     """Channels x length as one heatmap: a row per channel, a column per position (or pooled run)."""
     matrix, step = record["matrix"], record.get("step", 1)
     count, length = record["count"], record["length"]
-    label = f"{name}: {plural(count, 'channel')} × length {length} (rows: channel, columns: position)"
+    label = _("{name}: {channels} × length {length} (rows: channel, columns: position)").format(
+        name=name, channels=counted(count, "channel", "channels"), length=length)
     if len(matrix) < count:
-        label += f"; the first {plural(len(matrix), 'channel')} drawn"
-    rows = [f"channel {k}" for k in range(len(matrix))]
+        label += _("; the first {channels} drawn").format(channels=counted(len(matrix), "channel", "channels"))
+    rows = [_("channel {number}").format(number=k) for k in range(len(matrix))]
     columns = [f"p{j * step}" if step == 1 else f"p{j * step}–{j * step + step - 1}" for j in range(len(matrix[0]))]
     data = {"values": matrix, "rows": rows, "columns": columns, "unit": "activation", "diverging": True}
-    table = data_table(f"Mean value of each channel at {name}", "", ["mean"],
-                       [f"channel {k}" for k in range(len(record["values"]))], [[fmt(v) for v in record["values"]]])
+    table = data_table(_("Mean value of each channel at {name}").format(name=name), "", [_("mean")],
+                       [_("channel {number}").format(number=k) for k in range(len(record["values"]))],
+                       [[fmt(v) for v in record["values"]]])
     return label, lambda alt: _heatmap_svg(data, title=label, alt=alt, colormap=None), table
 
 

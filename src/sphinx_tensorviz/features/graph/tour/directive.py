@@ -11,17 +11,25 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
+from ....core.i18n import TranslatableWords
 from ....read import options as opt
 from ....read.directives import figure_slug, new_figure_id, problem_box
 from ....warnings_ import Subtype
 
 
-class tensorviz_steps(nodes.General, nodes.Element):  # noqa: N801
-    """Attributes: ``graph`` (name), ``opening`` (step id), ``steps_id``; children: steps."""
+class tensorviz_steps(nodes.General, nodes.Element, TranslatableWords):  # noqa: N801
+    """Attributes: ``graph`` (name), ``opening`` (step id), ``steps_id``, ``title`` (the author's, or
+    empty); children: steps."""
+
+    def author_texts(self) -> list[str]:
+        return [self["title"]] if self["title"] else []
 
 
-class tensorviz_step(nodes.General, nodes.Element):  # noqa: N801
-    """Attributes: ``step``, ``target``, ``title``; children: the parsed note."""
+class tensorviz_step(nodes.General, nodes.Element, TranslatableWords):  # noqa: N801
+    """Attributes: ``step``, ``target``, ``title``; children: the parsed note (translated as prose)."""
+
+    def author_texts(self) -> list[str]:
+        return [self["title"]]
 
 
 def _located_problem(directive: SphinxDirective, message: str) -> list[nodes.Node]:
@@ -44,7 +52,7 @@ class StepsDirective(SphinxDirective):
         node = tensorviz_steps(
             graph=nodes.fully_normalize_name(self.options["graph"]),
             opening=self.options.get("opening", ""),
-            title=self.options.get("title", "Guided tour"),
+            title=self.options.get("title", ""),  # empty: the extension's "Guided tour", in the build's language
             steps_id=new_figure_id(self, "steps"),
         )
         self.set_source_info(node)

@@ -14,6 +14,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ....core.i18n import _
 from ....render.bidi import isolated
 from ....render.html_nodes import tv_html_tag
 from ....render.ids import line_id
@@ -30,6 +31,10 @@ __all__ = ["render_tours", "resolve_target", "steps_figure"]
 def render_tours(page: Page) -> None:
     """The page pass: number each tour's stops on its graph (a note for the graph's figure), then draw
     the tours; a ``tv-step`` outside a ``tv-steps`` is a located warning."""
+    for tour in page.document.findall(tensorviz_steps):  # the author's words, in the page's language
+        tour["title"] = page.ctx.words(tour["title"]) if tour["title"] else _("Guided tour")
+        for step in tour.findall(tensorviz_step):
+            step["title"] = page.ctx.words(step["title"])
     for graph_name, boxes in tour_markers(page).items():
         page.render_notes.setdefault(graph_name, {})["markers"] = boxes
     for stray in list(page.document.findall(tensorviz_step)):
@@ -112,12 +117,13 @@ def steps_figure(node: tensorviz_steps, graph: GraphOnPage, html: bool, *, slide
         item.extend(child.deepcopy() for child in step.children)
         if resolved is not None and not slides:
             link = nodes.paragraph(classes=["tv-step-where"])
-            link += nodes.Text("In the graph: ")
+            link += nodes.Text(_("In the graph: "))
             link += nodes.reference("", target, refuri=f"#{element}", classes=["tv-step-link"])
             key, line = _source_line(graph, target)
             if line:
                 link += nodes.Text(" · ")
-                text = f"model source line {line}" if not key else f"{key} line {line}"
+                text = (_("model source line {line}").format(line=line) if not key
+                        else _("{file} line {line}").format(file=key, line=line))
                 anchor = line_id(graph.figure_id, key, line)
                 link += nodes.reference("", text, refuri=f"#{anchor}")
             item += link
