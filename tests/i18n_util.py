@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from babel.messages.pofile import read_po, write_po
+
 from conftest import copy_root
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from babel.messages.extract import extract_from_dir
+
 from i18n_util import (
     ROOT_FRENCH,
     catalogue_messages,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from browser_util import browser_missing, page_opener
 from i18n_util import translated_snapshot_root
 

@@ -6,9 +6,8 @@ builder, by :mod:`sphinx_tensorviz.render.transform`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Iterator
+from typing import Any
 
 from docutils import nodes
 

@@ -14,9 +14,9 @@ from sphinx.util.display import status_iterator
 
 from ..config import Settings
 from ..core.artifact import build_artifact, failure_record
+from ..core.frameworks import FRAMEWORKS_CHECK
 from ..core.protocol import Failure, FailureKind, Job, Success
 from ..core.request import ExecutionRequest
-from ..core.frameworks import FRAMEWORKS_CHECK
 from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore
 from ..store.guard import list_store

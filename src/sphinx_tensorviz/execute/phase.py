@@ -16,10 +16,10 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from ..config import Settings
+from ..core.frameworks import FRAMEWORKS_CHECK
 from ..core.limits import Limits
 from ..core.request import TRAINED, ExecutionRequest
 from ..core.state import all_requests, failing_claims_of, requests_of
-from ..core.frameworks import FRAMEWORKS_CHECK
 from ..core.sweep import SWEEP_CHECK
 from ..store.artifacts import ArtifactStore, StoreProblem
 from ..store.build import build_store

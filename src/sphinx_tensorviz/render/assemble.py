@@ -31,6 +31,7 @@ from .latex import tv_latex_graphic, tv_latex_grid
 from .parts import FigureParts
 from .svg import ID_TOKEN
 
+
 def reveal_summary() -> str:
     """The words of the button that reveals a figure after the reader's prediction."""
     return _("Reveal the figure (after you have made your prediction)")

@@ -10,8 +10,8 @@ from sphinx.application import Sphinx
 
 from .html_nodes import tv_html_figure, tv_html_tag, tv_html_translated
 from .registry import registry
-from .slides import SLIDE_CSS, SLIDE_JS, is_slides
 from .script_words import words_script
+from .slides import SLIDE_CSS, SLIDE_JS, is_slides
 from .words import translated_language
 
 STATIC = Path(__file__).resolve().parent.parent / "static"

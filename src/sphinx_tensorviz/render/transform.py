@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
-
-from ..config import app_of, settings
 from sphinx.builders.gettext import MessageCatalogBuilder
 
+from ..config import app_of, settings
 from ..core.hashing import digest
 from ..core.i18n import _, course_catalogue, course_words, untranslated, words_identity
 from ..core.limits import Limits, data_size_problem

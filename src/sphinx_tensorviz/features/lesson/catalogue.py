@@ -12,8 +12,8 @@ from typing import Any
 
 from sphinx.util.osutil import relative_uri
 
-from ...core.i18n import course_words
 from ...core.hashing import digest
+from ...core.i18n import course_words
 from ...core.request import ExecutionRequest
 from ...core.state import lessons_of
 from ...render.cache import artifact_key

@@ -19,7 +19,6 @@ from ...read import options as opt
 from ...read.front_matter import as_written
 from ...warnings_ import Subtype, warn
 
-
 #: a lesson's metadata that holds the author's words (``milestone`` holds them in its ``fidelity``)
 TEXT_META = ("question", "category", "limitations", "attribution", "license")
 

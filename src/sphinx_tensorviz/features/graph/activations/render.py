@@ -23,8 +23,8 @@ from typing import Any
 from docutils import nodes
 
 from ....core.hashing import digest
-from ....core.request import renderer_fingerprint
 from ....core.i18n import _, counted, translated_render
+from ....core.request import renderer_fingerprint
 from ....render import svg
 from ....render.assemble import prediction_node
 from ....render.bidi import isolated
