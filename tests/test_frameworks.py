@@ -27,7 +27,7 @@ from sphinx_tensorviz.execute.worker.frameworks_check import coarser, compare_ar
 from sphinx_tensorviz.execute.worker.loader import BadResult
 from sphinx_tensorviz.execute.worker.weight_names import mapped_arrays, torch_name
 from sphinx_tensorviz.read.frameworks import frameworks_option, weight_map_option
-from test_train import WITHOUT_FRAMEWORKS
+from offline_util import WITHOUT_FRAMEWORKS
 
 # -- the default name mapping, the comparison and the options (no framework) -----------------------------
 
