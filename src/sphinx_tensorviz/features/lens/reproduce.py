@@ -13,6 +13,7 @@ from typing import Any
 
 from ...execute.reproduce import definitions
 from ...execute.worker import causal_lm, results
+from .verify import clear_top1
 
 HERE = Path(__file__).parent
 
@@ -87,3 +88,16 @@ def expected_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
     dtype = data.get("dtype")
     return {"probabilities": {"values": data["probabilities"], "dtype": dtype},
             "topProbabilities": {"values": data["topProbabilities"], "dtype": dtype}}
+
+
+def framework_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What ``:frameworks:`` compares: the probabilities, the top-k probabilities, and each cell's top-1
+    token (the one the figure writes), exactly, where it is clear: ahead of the second by more than the
+    tolerance (``mask``: a near tie may fall either way in two frameworks computing the same model; the
+    comparison compares the cells clear in both). Sorted top-k probabilities alone would not see two
+    tokens' probabilities swapped."""
+    data, expected = artifact["data"], expected_values(artifact)
+    clear = clear_top1(data, data.get("dtype"))
+    expected["top1"] = {"values": [[-1 if n is None else n for n in row] for row in clear], "dtype": "int64",
+                        "mask": [[n is not None for n in row] for row in clear]}
+    return expected
