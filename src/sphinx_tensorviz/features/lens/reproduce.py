@@ -55,27 +55,17 @@ def reproduce():
     return {"probabilities": chosen.tolist(), "topProbabilities": top.tolist()}
 '''
 
-#: decorators that :func:`definitions` leaves out (it cuts a definition from its ``class``/``def`` line)
-DECORATED = {"Layer": "@dataclass\n", "CausalLMParts": "@dataclass\n", "PartNames": "@dataclass(frozen=True)\n",
-             "kept_outputs": "@contextmanager\n"}
-
-
-def _cut(module_file: Path, names: tuple[str, ...]) -> list[str]:
-    """:func:`definitions`, each with the decorator it needs put back."""
-    return [DECORATED.get(name, "") + text for name, text in zip(names, definitions(module_file, names))]
-
-
 def script() -> str:
     """The piece finder, the captures and the arithmetic (cut from their modules), then ``reproduce()``."""
     shared = ("ATTENTION_NAMES", "MLP_NAMES", "PartsNotFound", "Layer", "CausalLMParts", "PartNames", "module_at",
               "layer_count", "NO_NORM", "find_parts", "_longest_module_list", "_norm_after", "_unembedding", "_layer",
               "_child_named", "_last_projection", "head_count", "first_tensor")
     parts = [
-        *_cut(Path(causal_lm.__file__), shared),
-        *_cut(Path(results.__file__), ("dtype_name",)),
-        *_cut(HERE / "lens_torch.py", ("torch_lens",)),
-        *_cut(HERE / "lens_jax.py", ("kept_outputs", "jax_lens")),
-        *_cut(HERE / "data.py", ("softmax", "positions_and_targets", "lens_arrays")),
+        *definitions(Path(causal_lm.__file__), shared),
+        *definitions(Path(results.__file__), ("dtype_name",)),
+        *definitions(HERE / "lens_torch.py", ("torch_lens",)),
+        *definitions(HERE / "lens_jax.py", ("kept_outputs", "jax_lens")),
+        *definitions(HERE / "data.py", ("softmax", "positions_and_targets", "lens_arrays")),
     ]
     imports = ("from collections.abc import Iterator, Sequence\nfrom contextlib import contextmanager\n"
                "from dataclasses import dataclass, field")
