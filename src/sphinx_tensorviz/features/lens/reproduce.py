@@ -55,6 +55,7 @@ def reproduce():
     return {"probabilities": chosen.tolist(), "topProbabilities": top.tolist()}
 '''
 
+
 def script() -> str:
     """The piece finder, the captures and the arithmetic (cut from their modules), then ``reproduce()``."""
     shared = ("ATTENTION_NAMES", "MLP_NAMES", "PartsNotFound", "Layer", "CausalLMParts", "PartNames", "module_at",
