@@ -47,7 +47,7 @@ def script() -> str:
     parts = [
         *definitions(Path(causal_lm.__file__), (
             "ATTENTION_NAMES", "MLP_NAMES", "PartsNotFound", "Layer", "CausalLMParts", "PartNames", "module_at",
-            "layer_count", "find_parts", "_longest_module_list", "_norm_after", "_unembedding", "_layer",
+            "layer_count", "NO_NORM", "find_parts", "_longest_module_list", "_norm_after", "_unembedding", "_layer",
             "_child_named", "_last_projection", "head_count", "first_tensor", "with_first")),
         *definitions(HERE / "patch_torch.py", (
             "ROWS", "LOGITS_BUDGET", "rows_per_pass", "SITES", "PatchError", "site_modules", "model_logits",
