@@ -24,6 +24,7 @@ from conftest import copy_root, edit, run_sphinx, store_dir
 from sphinx_tensorviz.execute.frameworks_points import framework_job_points
 from sphinx_tensorviz.execute.worker.frameworks_check import compare_array
 from sphinx_tensorviz.features.patch.data import normalised
+from sphinx_tensorviz.render.frameworks import disagreement
 
 #: the arrays each kind's comparison records (its ``expected_values``)
 ARRAYS = {"lens": ("probabilities", "top1", "topProbabilities"), "patch": ("baselines", "effects")}
@@ -82,6 +83,9 @@ def test_the_lens_compares_each_clear_top1_token_and_lets_near_ties_fall_either_
     swapped = compared(first, lens_artifact([[[3, 1], [2, 5], [4, 7]]], probabilities))
     assert swapped["topProbabilities"]["agree"] and swapped["probabilities"]["agree"]
     assert not swapped["top1"]["agree"] and swapped["top1"]["index"] == [0, 2], swapped
+    # the warning says where, without a tolerance that means nothing for a token id
+    assert disagreement("PyTorch", "JAX", {"name": "top1", **swapped["top1"]}) == (
+        "JAX disagrees with PyTorch on top1: they differ at index [0, 2] (int64, compared exactly)")
 
 
 @pytest.fixture(scope="module")
