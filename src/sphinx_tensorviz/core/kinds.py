@@ -66,7 +66,9 @@ class FigureKind:
     scripts: tuple[str, ...] = ()
     #: a module with ``expected_values(artifact) -> {name: {"values", "dtype", ...}}`` (what ``run.py``
     #: compares) and ``script() -> str`` (the source of its ``reproduce()``, the same for every artifact,
-    #: so no recorded value can become code); ``None``: the kind has no ``run.py``
+    #: so no recorded value can become code); ``None``: the kind has no ``run.py``. It may add
+    #: ``framework_values(artifact)``, what ``:frameworks:`` compares where that is more than ``run.py``
+    #: recomputes (:mod:`..execute.frameworks_points`)
     reproduce: str | None = None
     #: ``module:function`` ``(comparison, stored data, new data, stored artifact, new result) -> None``:
     #: what ``tensorviz verify`` compares (:class:`~..execute.compare.Comparison`)

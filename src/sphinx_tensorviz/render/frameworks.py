@@ -90,5 +90,7 @@ def disagreement(first: str, other: str, record: dict[str, Any]) -> str:
     if record.get("shapes"):
         first_shape, other_shape = (list(s) for s in record["shapes"])
         return f"{head}: its shape is {other_shape} in {other} and {first_shape} in {first}"
+    if record["atol"] == 0 and record["rtol"] == 0:  # ids and counts (a lens's top-1 token): no tolerance
+        return f"{head}: they differ at index {list(record['index'])} ({record['dtype']}, compared exactly)"
     return (f"{head}: the largest difference is {record['maxDiff']:.3g} at index {list(record['index'])} "
             f"(allowed for {record['dtype']}: {record['atol']:.2g} + {record['rtol']:.2g} × |value|)")

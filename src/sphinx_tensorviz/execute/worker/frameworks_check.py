@@ -48,18 +48,29 @@ def coarser(first: str | None, other: str | None) -> str:
 
 
 def compare_array(first: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-    """``{agree, dtype, rtol, atol, maxDiff, index}`` of two recorded arrays (``{"values", "dtype"}``)."""
+    """``{agree, dtype, rtol, atol, maxDiff, index}`` of two recorded arrays (``{"values", "dtype"}``).
+
+    A record may say how it is compared: ``scale``, the magnitude its rounding follows where that is
+    not its own largest value (a patching effect is a difference of metrics divided by a smaller one,
+    so it carries the metrics' rounding, magnified), and ``mask``, where its values mean something to
+    compare (a lens's top-1 token, where it is ahead of the second by more than the tolerance: a near
+    tie may fall either way in two frameworks computing the same model). Values are compared where
+    both frameworks' masks hold."""
     import numpy as np
 
     a = np.asarray(first["values"], dtype=np.float64)
     b = np.asarray(other["values"], dtype=np.float64)
     dtype = coarser(first.get("dtype"), other.get("dtype"))
-    largest = float(max(np.abs(a).max(initial=0.0), np.abs(b).max(initial=0.0)))
+    largest = float(max(np.abs(a).max(initial=0.0), np.abs(b).max(initial=0.0), first.get("scale") or 0.0,
+                        other.get("scale") or 0.0))
     rtol, atol = default_tolerance(dtype, largest)
     record = {"dtype": dtype, "rtol": rtol, "atol": atol}
     if a.shape != b.shape:
         return {**record, "agree": False, "maxDiff": None, "index": [], "shapes": [list(a.shape), list(b.shape)]}
     difference = np.abs(b - a)
+    for given in (first, other):
+        if "mask" in given:
+            difference = np.where(np.asarray(given["mask"], dtype=bool), difference, 0.0)
     where = np.unravel_index(int(np.argmax(difference)), a.shape) if a.size else ()
     return {**record, "agree": bool(np.all(difference <= atol + rtol * np.abs(a))),
             "maxDiff": float(difference.max(initial=0.0)), "index": [int(i) for i in where]}

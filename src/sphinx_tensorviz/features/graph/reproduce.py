@@ -84,3 +84,15 @@ def expected_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
         expected[f"activations[{name}]"] = {"values": record["values"], "dtype": record.get("dtype"),
                                             "token": record["token"]}
     return expected
+
+
+def framework_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What ``:frameworks:`` compares (:mod:`...execute.frameworks_points`): what ``run.py`` compares, and
+    every checkpoint recorded as a token's vector, JAX's too (both captures record them, by the same
+    module paths; ``run.py`` cannot recompute JAX's). Channel maps are left out: their layout is the
+    framework's own (NCHW, NHWC), so two correct ports would record them differently."""
+    expected = expected_values(artifact)
+    for name, record in (artifact["data"].get("activations") or {}).items():
+        if record.get("layout", "tokens") == "tokens" and "values" in record:
+            expected.setdefault(f"activations[{name}]", {"values": record["values"], "dtype": record.get("dtype")})
+    return expected

@@ -13,6 +13,7 @@ from typing import Any
 
 from ...execute.reproduce import definitions
 from ...execute.worker import causal_lm, results
+from .verify import clear_top1
 
 HERE = Path(__file__).parent
 
@@ -54,15 +55,6 @@ def reproduce():
     return {"probabilities": chosen.tolist(), "topProbabilities": top.tolist()}
 '''
 
-#: decorators that :func:`definitions` leaves out (it cuts a definition from its ``class``/``def`` line)
-DECORATED = {"Layer": "@dataclass\n", "CausalLMParts": "@dataclass\n", "PartNames": "@dataclass(frozen=True)\n",
-             "kept_outputs": "@contextmanager\n"}
-
-
-def _cut(module_file: Path, names: tuple[str, ...]) -> list[str]:
-    """:func:`definitions`, each with the decorator it needs put back."""
-    return [DECORATED.get(name, "") + text for name, text in zip(names, definitions(module_file, names))]
-
 
 def script() -> str:
     """The piece finder, the captures and the arithmetic (cut from their modules), then ``reproduce()``."""
@@ -70,11 +62,11 @@ def script() -> str:
               "layer_count", "NO_NORM", "find_parts", "_longest_module_list", "_norm_after", "_unembedding", "_layer",
               "_child_named", "_last_projection", "head_count", "first_tensor")
     parts = [
-        *_cut(Path(causal_lm.__file__), shared),
-        *_cut(Path(results.__file__), ("dtype_name",)),
-        *_cut(HERE / "lens_torch.py", ("torch_lens",)),
-        *_cut(HERE / "lens_jax.py", ("kept_outputs", "jax_lens")),
-        *_cut(HERE / "data.py", ("softmax", "positions_and_targets", "lens_arrays")),
+        *definitions(Path(causal_lm.__file__), shared),
+        *definitions(Path(results.__file__), ("dtype_name",)),
+        *definitions(HERE / "lens_torch.py", ("torch_lens",)),
+        *definitions(HERE / "lens_jax.py", ("kept_outputs", "jax_lens")),
+        *definitions(HERE / "data.py", ("softmax", "positions_and_targets", "lens_arrays")),
     ]
     imports = ("from collections.abc import Iterator, Sequence\nfrom contextlib import contextmanager\n"
                "from dataclasses import dataclass, field")
@@ -87,3 +79,16 @@ def expected_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
     dtype = data.get("dtype")
     return {"probabilities": {"values": data["probabilities"], "dtype": dtype},
             "topProbabilities": {"values": data["topProbabilities"], "dtype": dtype}}
+
+
+def framework_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What ``:frameworks:`` compares: the probabilities, the top-k probabilities, and each cell's top-1
+    token (the one the figure writes), exactly, where it is clear: ahead of the second by more than the
+    tolerance (``mask``: a near tie may fall either way in two frameworks computing the same model; the
+    comparison compares the cells clear in both). Sorted top-k probabilities alone would not see two
+    tokens' probabilities swapped."""
+    data, expected = artifact["data"], expected_values(artifact)
+    clear = clear_top1(data, data.get("dtype"))
+    expected["top1"] = {"values": [[-1 if n is None else n for n in row] for row in clear], "dtype": "int64",
+                        "mask": [[n is not None for n in row] for row in clear]}
+    return expected

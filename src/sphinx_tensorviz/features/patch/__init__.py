@@ -39,6 +39,7 @@ KIND = declare(FigureKind(
             """, check=at_least(1), rebuild="", topic="limits"), f"{__name__}.checks:data_passes_problem"),),
     parts=f"{__name__}.render:patch_parts",
     reproduce=f"{__name__}.reproduce",
+    framework_code="model",  # ``:frameworks:``: one model per framework, with shared weights
     compare=f"{__name__}.verify:compare",
     summary=f"{__name__}.describe:summary",
 ))

@@ -47,7 +47,7 @@ def script() -> str:
     parts = [
         *definitions(Path(causal_lm.__file__), (
             "ATTENTION_NAMES", "MLP_NAMES", "PartsNotFound", "Layer", "CausalLMParts", "PartNames", "module_at",
-            "layer_count", "find_parts", "_longest_module_list", "_norm_after", "_unembedding", "_layer",
+            "layer_count", "NO_NORM", "find_parts", "_longest_module_list", "_norm_after", "_unembedding", "_layer",
             "_child_named", "_last_projection", "head_count", "first_tensor", "with_first")),
         *definitions(HERE / "patch_torch.py", (
             "ROWS", "LOGITS_BUDGET", "rows_per_pass", "SITES", "PatchError", "site_modules", "model_logits",
@@ -67,3 +67,18 @@ def expected_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
     data = artifact["data"]
     return {"baselines": {"values": [data["clean"], data["corrupted"]], "dtype": data.get("dtype")},
             "effects": {"values": data["effects"], "dtype": data.get("dtype")}}
+
+
+def framework_values(artifact: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What ``:frameworks:`` compares: the baselines and the effects, each effect with the scale its
+    rounding follows. An effect is ``(patched - corrupted) / (clean - corrupted)``: the two frameworks'
+    metrics differ by their dtype's rounding of the metrics' magnitude, and dividing by a gap smaller
+    than the metrics magnifies that, so its tolerance is the metrics' magnitude over the gap (else a
+    clean and corrupted pair only a little apart would make two correct ports disagree)."""
+    data, expected = artifact["data"], expected_values(artifact)
+    clean, corrupted = float(data["clean"]), float(data["corrupted"])
+    gap = abs(clean - corrupted)
+    metrics = [abs(corrupted + effect * (clean - corrupted)) for row in data["effects"] for effect in row]
+    if gap:
+        expected["effects"]["scale"] = max([abs(clean), abs(corrupted), *metrics]) / gap
+    return expected
