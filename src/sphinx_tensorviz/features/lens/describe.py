@@ -31,14 +31,15 @@ def layer_labels(data: dict[str, Any]) -> list[str]:
 
 
 def target_words(data: dict[str, Any]) -> str:
-    """What the cells' probability is of: the next input token, one given token, or the given targets."""
+    """What the cells' probability is of, with its "of" ("of the next input token", "of token 7", "of the
+    target token"): one phrase, so a language that joins "of" to its article ("du jeton") can."""
     following = len(data["positions"]) == len(data["inputs"]) - 1 and all(
         t == data["inputs"][p + 1] for p, t in zip(data["positions"], data["targets"]))
     if following:
-        return _("the next input token")
+        return _("of the next input token")
     if len(set(data["targets"])) == 1:
-        return _("token {label}").format(label=token_label(data, data["targets"][0]))
-    return _("the target token")
+        return _("of token {label}").format(label=token_label(data, data["targets"][0]))
+    return _("of the target token")
 
 
 def settled_layers(data: dict[str, Any]) -> list[int | None]:
@@ -122,7 +123,7 @@ def _shape(data: dict[str, Any]) -> str:
 
 def lens_alt(data: dict[str, Any]) -> str:
     """What the figure is, at which layer each position's target becomes top-1, the final probabilities."""
-    return _("Logit lens of {shape}: the probability of {target} when the residual stream after each layer is "
+    return _("Logit lens of {shape}: the probability {target} when the residual stream after each layer is "
              "read out through {read_out}. {settled} {final}").format(
         shape=_shape(data), target=target_words(data), read_out=read_out_words(data),
         settled=settled_sentence(data), final=final_sentence(data))
@@ -134,7 +135,7 @@ def lens_long_description(data: dict[str, Any], colormap: str) -> str:
     final = ", ".join(f"{label} {fmt(p, 2)}" for label, p in zip(column_labels(data), data["probabilities"][-1]))
     return _("Each row is a layer, counted from 0: the residual stream after that block{residual}, read out as "
              "if the model ended there. Each column is an input position; each cell's colour is the probability "
-             "of {target} there, on one scale from 0 to 1 ({colormap}), and its text the top-1 token. The last "
+             "{target} there, on one scale from 0 to 1 ({colormap}), and its text the top-1 token. The last "
              "row is the model's own prediction. {settled} The target's probability after the last layer, by "
              "position: {final}.").format(residual=residual, target=target_words(data), colormap=colormap,
                                           settled=settled_sentence(data), final=final)

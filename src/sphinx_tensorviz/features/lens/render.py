@@ -41,7 +41,7 @@ def lens_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: 
     if len(rows) * len(layers) <= MAX_CELLS:
         by_position = list(zip(*data["probabilities"]))
         stub = _("position \u2192 target")
-        details.append(data_table(_("Data: the probability of {target}").format(target=target_words(data)), stub,
+        details.append(data_table(_("Data: the probability {target}").format(target=target_words(data)), stub,
                                   rows, layers, [[fmt(p) for p in row] for row in by_position]))
         tokens = counted(len(data["topIds"][0][0]), "token", "tokens")
         details.append(data_table(_("Data: the top {tokens} and their probabilities").format(tokens=tokens), stub,

@@ -56,6 +56,19 @@ def percent(value: float) -> str:
     return f"{round(value * 100)}%".replace("-", "\u2212")
 
 
+def shown_rows(data: dict[str, Any]) -> list[str]:
+    """Each layer's label as the page shows it (the artifact records ``layer N``, in English)."""
+    return [_("layer {number}").format(number=n) for n in range(len(data["rows"]))]
+
+
+def shown_columns(data: dict[str, Any]) -> list[str]:
+    """Each column's label as the page shows it: ``head N`` in the page's language, or the recorded
+    ``position token`` label."""
+    if data["patch"] == "heads":
+        return [_("head {number}").format(number=n) for n in range(len(data["columns"]))]
+    return list(data["columns"])
+
+
 def cell_name(data: dict[str, Any], row: int, column: int) -> str:
     """``head 1.2``, or ``the residual stream after layer 1 at position 7 (A)``."""
     if data["patch"] == "heads":

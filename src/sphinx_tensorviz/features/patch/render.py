@@ -16,7 +16,7 @@ from ...render.colors import DIVERGING_DEFAULT, Scale
 from ...render.numbers import fmt
 from ...render.parts import FigureParts
 from ...render.tables import MAX_CELLS, data_table
-from .describe import baselines, patch_alt, patch_long_description, patch_title
+from .describe import baselines, patch_alt, patch_long_description, patch_title, shown_columns, shown_rows
 from .pdf import patch_pdf
 
 #: the colour bar's label (translated where shown)
@@ -25,7 +25,7 @@ UNIT = N_("fraction restored")
 
 def grid_data(data: dict[str, Any]) -> dict[str, Any]:
     """The cell grid's input: the effects, signed."""
-    return {"values": data["effects"], "rows": data["rows"], "columns": data["columns"], "unit": _(UNIT),
+    return {"values": data["effects"], "rows": shown_rows(data), "columns": shown_columns(data), "unit": _(UNIT),
             "diverging": True}
 
 
@@ -52,7 +52,7 @@ def patch_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
         cells = [[fmt(value) for value in row] for row in data["effects"]]
         stub = _("layer \\ head") if data["patch"] == "heads" else _("layer \\ position")
         details.append(data_table(_("Data: {unit} ({baselines})").format(unit=_(UNIT), baselines=baselines(data)),
-                                  stub, data["rows"], data["columns"], cells))
+                                  stub, shown_rows(data), shown_columns(data), cells))
     if artifact.get("checks"):
         details.append(checks_list(artifact["checks"]))
     return FigureParts(title=title, alt=alt, svg=svg, details=details,
