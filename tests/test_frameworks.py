@@ -23,11 +23,11 @@ import numpy as np
 import pytest
 
 from conftest import copy_root, edit, run_sphinx, store_dir, write
+from offline_util import WITHOUT_FRAMEWORKS
 from sphinx_tensorviz.execute.worker.frameworks_check import coarser, compare_array
 from sphinx_tensorviz.execute.worker.loader import BadResult
 from sphinx_tensorviz.execute.worker.weight_names import mapped_arrays, torch_name
 from sphinx_tensorviz.read.frameworks import frameworks_option, weight_map_option
-from test_train import WITHOUT_FRAMEWORKS
 
 # -- the default name mapping, the comparison and the options (no framework) -----------------------------
 
