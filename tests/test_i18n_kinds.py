@@ -19,10 +19,29 @@ from typing import Any
 
 import pytest
 
-from i18n_util import drawing_without_words, figure_svgs, sphinx, stored, visible_text
+from i18n_util import (
+    catalogue_messages,
+    drawing_without_words,
+    figure_svgs,
+    sphinx,
+    sphinx_intl_update,
+    stored,
+    translate,
+    visible_text,
+)
 
 LESSONS = Path(__file__).resolve().parents[1] / "lessons"
 SUMMARY = re.compile(r"tensorviz: (\d+) executed, (\d+) cached, (\d+) failed")
+#: what a translator writes in induction-heads' catalogue: the lens's and the patching figures' titles and
+#: predictions, and (:data:`CLAIM`) the start of a patching claim's description
+AUTHOR_FRENCH = {
+    "What the trained model predicts after each layer": "Ce que le modèle entraîné prédit après chaque couche",
+    "Which head brings back the copied token?": "Quelle tête ramène le jeton copié ?",
+    "After layer 0, at which position does the clean run's answer sit?":
+        "Après la couche 0, à quelle position se trouve la réponse de l’exécution propre ?",
+}
+CLAIM = "Each head of layer 1 restores between 20% and 80%"
+CLAIM_FRENCH = "Chaque tête de la couche 1 rétablit entre 20 % et 80 %"
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +51,14 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | str]:
     src = base / "lessons"
     shutil.copytree(LESSONS, src, ignore=shutil.ignore_patterns("_build", "__pycache__", "failures", "*.mo"))
     before = stored(src / "tensorviz_artifacts")
+    gettext_build = sphinx("-b", "gettext", str(src), str(base / "gettext"), env={"READTHEDOCS": "True"},
+                           blocked=True)
+    assert gettext_build.returncode == 0, gettext_build.stderr
+    sphinx_intl_update(base / "gettext", src / "locales")
+    claim = next(m for m in catalogue_messages(base / "gettext" / "induction-heads.pot")
+                 if str(m).startswith(CLAIM))  # its measured numbers come from the recorded artifact
+    translate(src / "locales" / "fr" / "LC_MESSAGES" / "induction-heads.po",
+              {**AUTHOR_FRENCH, str(claim): CLAIM_FRENCH + str(claim)[len(CLAIM):]})
     built: dict[str, Path | str] = {"base": base, "src": src}
     for language in ("en", "fr"):
         done = sphinx("-W", "--keep-going", "-b", "html", "-D", f"language={language}", str(src),
@@ -81,6 +108,22 @@ def test_the_lens_and_the_patching_figures_say_their_words_in_french(course: dic
         assert words in svgs, words
     for words in ("Logit lens of", "Activation patching of", ">layer 1<", "fraction restored", ">head 0<"):
         assert words not in svgs, words
+
+
+@pytest.mark.sphinx
+def test_the_authors_words_of_the_lens_and_the_patching_figures_come_from_the_course_catalogue(
+        course: dict[str, Path | str]) -> None:
+    """Titles, predictions and claims of ``tv-lens`` and ``tv-patch`` go where every kind's go: into the
+    page's ``.pot`` (``-b gettext``), and back from its ``.po`` when the page is written."""
+    source = page(course, "fr", "induction-heads")
+    french, english = visible_text(source), visible_text(page(course, "en", "induction-heads"))
+    for words, translated in [*AUTHOR_FRENCH.items(), (CLAIM, CLAIM_FRENCH)]:
+        assert words in english and words not in french, words
+        assert translated in french, translated
+    # the patching caption: the author's title, then the extension's baselines
+    assert "Quelle tête ramène le jeton copié ? (la différence de logits de A sur B : propre 10" in french
+    svgs = " ".join(figure_svgs(source))
+    assert "Ce que le modèle entraîné prédit après chaque couche</title>" in svgs
 
 
 @pytest.mark.sphinx
