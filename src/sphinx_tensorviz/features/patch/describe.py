@@ -17,13 +17,14 @@ from ...core.i18n import N_, _, counted
 from ...render.numbers import fmt
 from .metric import built_in_tokens
 
-#: what each ``:patch:`` replaces, as a phrase (translated where shown), and as a caption's subject
+#: what each ``:patch:`` replaces, as a phrase of the alt text (each of these is translated where shown)
 SITE_WORDS = {
     "residual": N_("the residual stream after each layer, at each position"),
     "attn-out": N_("each layer's attention output, at each position"),
     "mlp-out": N_("each layer's MLP output, at each position"),
     "heads": N_("each attention head's output, at every position"),
 }
+#: the caption of a figure without ``:title:``, by ``:patch:``
 SITE_TITLES = {
     "residual": N_("Activation patching of the residual stream after each layer"),
     "attn-out": N_("Activation patching of each layer's attention output"),
