@@ -16,6 +16,7 @@ from typing import Any
 from docutils import nodes
 
 from ..core.frameworks import Frameworks
+from ..core.i18n import _
 from ..core.nodes import tensorviz_figure
 from ..core.request import ExecutionRequest
 from ..warnings_ import Subtype, warn
@@ -39,7 +40,7 @@ def framework_figure(page: Page, node: tensorviz_figure, frameworks: Frameworks,
                for name, result in list(results.items())[1:] if not isinstance(result, dict)]
         if all(isinstance(result, dict) for result in results.values()):  # the comparison itself failed
             why = [missing(page, node, frameworks.check, found).astext()]
-        note = " · frameworks not compared: " + " ".join(why) if why else ""
+        note = " · " + _("frameworks not compared: {why}").format(why=" ".join(why)) if why else ""
     name = node.get("framework") or next(iter(frameworks.requests))
     return draw(page, _copy(node, frameworks.requests[name], note))
 
@@ -53,8 +54,9 @@ def _copy(node: tensorviz_figure, request: ExecutionRequest, note: str) -> tenso
 
 def provenance(page: Page, frameworks: Frameworks) -> str:
     """Which recorded jobs the agreement comes from, as a figure's own footer names its artifact."""
-    jobs = [("comparison", frameworks.check), ("shared weights", frameworks.weights)]
-    return "".join(f" · {what}: content hash {request.content_hash[:12]}" for what, request in jobs
+    jobs = [(_("comparison: content hash {hash}"), frameworks.check),
+            (_("shared weights: content hash {hash}"), frameworks.weights)]
+    return "".join(" · " + words.format(hash=request.content_hash[:12]) for words, request in jobs
                    if request is not None and isinstance(page.store.read_artifact(request.content_hash), dict))
 
 
@@ -74,14 +76,15 @@ def agreement(data: dict[str, Any], node: tensorviz_figure, directive: str) -> s
     if not arrays:
         warn(f"{directive}: {' and '.join(names)} record no array in common, so nothing was compared "
              f"({', '.join(data.get('unmatched') or ()) or 'no arrays'})", Subtype.frameworks, location=node)
-        return " · frameworks not compared"
+        return " · " + _("frameworks not compared")
     agreed = sorted({r["name"] for r in arrays if r["agree"]} - {r["name"] for r in arrays if not r["agree"]})
     if len(agreed) < len({r["name"] for r in arrays}):
-        return f" · {' and '.join(names)} disagree"
+        return " · " + _("{frameworks} disagree").format(frameworks=_(" and ").join(names))
     tolerances = sorted({(r["dtype"], r["rtol"], r["atol"]) for r in arrays}, key=lambda t: -t[2])
     dtype, rtol, atol = tolerances[0]
-    return (f" · {' and '.join(names)} agree on {', '.join(agreed)} within {dtype} tolerance "
-            f"(|difference| ≤ {atol:.2g} + {rtol:.2g} × |value|)")
+    return " · " + _("{frameworks} agree on {arrays} within {dtype} tolerance (|difference| ≤ {atol} + {rtol} × "
+                     "|value|)").format(frameworks=_(" and ").join(names), arrays=", ".join(agreed), dtype=dtype,
+                                        atol=f"{atol:.2g}", rtol=f"{rtol:.2g}")
 
 
 def disagreement(first: str, other: str, record: dict[str, Any]) -> str:

@@ -3,13 +3,15 @@
 Stated from the data, so the figure's words say the result (at which layer the target becomes the
 top-1 prediction at each position, and how probable it is at the end) and change when it does.
 Layers are counted from 0 (layer 0 is the residual stream after the first block), positions too.
+Every sentence is one message of the package's catalogue with named fields (``core/i18n.py``), so a
+translated build says it in its language; ``tensorviz show`` (no catalogue) says it in English.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...core.words import plural
+from ...core.i18n import _, counted, ngettext
 from ...render.numbers import fmt
 
 
@@ -23,15 +25,21 @@ def column_labels(data: dict[str, Any]) -> list[str]:
     return [f"{p}:{data['tokens'][p]}" for p in data["positions"]]
 
 
+def layer_labels(data: dict[str, Any]) -> list[str]:
+    """Each layer's label, as the grid's rows and the tables' columns name it."""
+    return [_("layer {number}").format(number=n) for n in range(len(data["probabilities"]))]
+
+
 def target_words(data: dict[str, Any]) -> str:
-    """What the cells' probability is of: the next input token, one given token, or the given targets."""
+    """What the cells' probability is of, with its "of" ("of the next input token", "of token 7", "of the
+    target token"): one phrase, so a language that joins "of" to its article ("du jeton") can."""
     following = len(data["positions"]) == len(data["inputs"]) - 1 and all(
         t == data["inputs"][p + 1] for p, t in zip(data["positions"], data["targets"]))
     if following:
-        return "the next input token"
+        return _("of the next input token")
     if len(set(data["targets"])) == 1:
-        return f"token {token_label(data, data['targets'][0])}"
-    return "the target token"
+        return _("of token {label}").format(label=token_label(data, data["targets"][0]))
+    return _("of the target token")
 
 
 def settled_layers(data: dict[str, Any]) -> list[int | None]:
@@ -68,15 +76,18 @@ def settled_sentence(data: dict[str, Any]) -> str:
     groups: dict[int | None, list[int]] = {}
     for position, since in zip(data["positions"], settled_layers(data)):
         groups.setdefault(since, []).append(position)
-    parts = [f"from layer {since} on at {_positions(groups[since])}" for since in sorted(k for k in groups if k is not None)]
+    parts = [_("from layer {layer} on at {positions}").format(layer=since, positions=_positions(groups[since]))
+             for since in sorted(k for k in groups if k is not None)]
     if not parts:
-        return "The target is not the top-1 prediction after the last layer at any position."
-    missed = f"; it is not the top-1 after the last layer at {_positions(groups[None])}" if None in groups else ""
-    return f"The target is the top-1 prediction {'; '.join(parts)}{missed}."
+        return _("The target is not the top-1 prediction after the last layer at any position.")
+    if None not in groups:
+        return _("The target is the top-1 prediction {layers}.").format(layers="; ".join(parts))
+    return _("The target is the top-1 prediction {layers}; it is not the top-1 after the last layer at "
+             "{positions}.").format(layers="; ".join(parts), positions=_positions(groups[None]))
 
 
 def _positions(positions: list[int]) -> str:
-    return f"{'position' if len(positions) == 1 else 'positions'} {_ranges(positions)}"
+    return ngettext("position {numbers}", "positions {numbers}", len(positions)).format(numbers=_ranges(positions))
 
 
 def final_sentence(data: dict[str, Any]) -> str:
@@ -85,50 +96,59 @@ def final_sentence(data: dict[str, Any]) -> str:
     low = min(range(len(final)), key=lambda n: final[n])
     high = max(range(len(final)), key=lambda n: final[n])
     if len(final) == 1:
-        return f"After the last layer its probability is {fmt(final[0], 2)}."
-    return (f"After the last layer its probability is {fmt(sum(final) / len(final), 2)} on average, from "
-            f"{fmt(final[low], 2)} (position {data['positions'][low]}) to {fmt(final[high], 2)} "
-            f"(position {data['positions'][high]}).")
+        return _("After the last layer its probability is {probability}.").format(probability=fmt(final[0], 2))
+    return _("After the last layer its probability is {mean} on average, from {low} (position {low_position}) "
+             "to {high} (position {high_position}).").format(
+        mean=fmt(sum(final) / len(final), 2), low=fmt(final[low], 2), low_position=data["positions"][low],
+        high=fmt(final[high], 2), high_position=data["positions"][high])
 
 
 def read_out_words(data: dict[str, Any]) -> str:
     """The pieces the stream was read out through: as recorded (``model.norm then lm_head``), or in general."""
     found = data.get("readOut")
     if not found:
-        return "the model's final norm and unembedding"
-    return f"the model's {'final norm and unembedding' if ' then ' in found else 'unembedding'} ({found})"
+        return _("the model's final norm and unembedding")
+    if " then " in found:
+        return _("the model's final norm and unembedding ({pieces})").format(pieces=found)
+    return _("the model's unembedding ({pieces})").format(pieces=found)
 
 
 def _shape(data: dict[str, Any]) -> str:
     tokens = data["tokens"]
-    return (f"{plural(len(data['probabilities']), 'layer')} by {plural(len(data['positions']), 'position')} "
-            f"({' '.join(tokens[:8])}{' …' if len(tokens) > 8 else ''})")
+    return _("{layers} by {positions} ({tokens})").format(
+        layers=counted(len(data["probabilities"]), "layer", "layers"),
+        positions=counted(len(data["positions"]), "position", "positions"),
+        tokens=f"{' '.join(tokens[:8])}{' …' if len(tokens) > 8 else ''}")
 
 
 def lens_alt(data: dict[str, Any]) -> str:
     """What the figure is, at which layer each position's target becomes top-1, the final probabilities."""
-    return (f"Logit lens of {_shape(data)}: the probability of {target_words(data)} when the residual stream "
-            f"after each layer is read out through {read_out_words(data)}. "
-            f"{settled_sentence(data)} {final_sentence(data)}")
+    return _("Logit lens of {shape}: the probability {target} when the residual stream after each layer is "
+             "read out through {read_out}. {settled} {final}").format(
+        shape=_shape(data), target=target_words(data), read_out=read_out_words(data),
+        settled=settled_sentence(data), final=final_sentence(data))
 
 
 def lens_long_description(data: dict[str, Any], colormap: str) -> str:
     """How to read the figure; the tables follow it."""
     residual = f" ({data['residual']})" if data.get("residual") else ""
     final = ", ".join(f"{label} {fmt(p, 2)}" for label, p in zip(column_labels(data), data["probabilities"][-1]))
-    return (f"Each row is a layer, counted from 0: the residual stream after that block{residual}, read out as "
-            f"if the model ended there. Each column is an input position; each cell's colour is the probability "
-            f"of {target_words(data)} there, on one scale from 0 to 1 ({colormap}), and its text the top-1 "
-            f"token. The last row is the model's own prediction. {settled_sentence(data)} The target's "
-            f"probability after the last layer, by position: {final}.")
+    return _("Each row is a layer, counted from 0: the residual stream after that block{residual}, read out as "
+             "if the model ended there. Each column is an input position; each cell's colour is the probability "
+             "{target} there, on one scale from 0 to 1 ({colormap}), and its text the top-1 token. The last "
+             "row is the model's own prediction. {settled} The target's probability after the last layer, by "
+             "position: {final}.").format(residual=residual, target=target_words(data), colormap=colormap,
+                                          settled=settled_sentence(data), final=final)
 
 
 def cell_words(data: dict[str, Any], layer: int, column: int) -> str:
     """One cell: where it is, the target's probability, the top-1 token."""
     top, top_p = data["topIds"][layer][column][0], data["topProbabilities"][layer][column][0]
     target = token_label(data, data["targets"][column])
-    return (f"layer {layer}, position {column_labels(data)[column]}: target {target} "
-            f"{fmt(data['probabilities'][layer][column])}; top-1 {token_label(data, top)} ({fmt(top_p)})")
+    return _("layer {layer}, position {position}: target {target} {probability}; top-1 {top} ({top_probability})"
+             ).format(layer=layer, position=column_labels(data)[column], target=target,
+                      probability=fmt(data["probabilities"][layer][column]), top=token_label(data, top),
+                      top_probability=fmt(top_p))
 
 
 def top_k_words(data: dict[str, Any], layer: int, column: int) -> str:

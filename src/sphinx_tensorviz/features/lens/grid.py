@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.i18n import _
 from ...render import svg
 from ...render.cell_grid import FONT_FAMILY, OUTLINE, colour_bar
 from ...render.colors import Scale
 from ...render.numbers import fmt
 from ...render.shapes import Drawing, Group, Paint, Rect, Shape, Text
-from .describe import cell_words, column_labels, token_label
+from .describe import cell_words, column_labels, layer_labels, token_label
 
 FONT = 12
 CHAR_W = 0.62 * FONT
@@ -37,7 +38,7 @@ def lens_drawing(data: dict[str, Any], *, title: str, alt: str, colormap: str) -
     """The cells with their top-1 tokens, row and column labels, and the colour bar at the right."""
     scale = lens_scale(colormap)
     columns = column_labels(data)
-    rows = [f"layer {n}" for n in range(len(data["probabilities"]))]
+    rows = layer_labels(data)
     tops = [[short(token_label(data, cell[0])) for cell in layer] for layer in data["topIds"]]
     cell_w = max(34, max(len(t) for row in tops for t in row) * CHAR_W + 10)
     left = PAD + max(len(r) for r in rows) * CHAR_W + 8
@@ -57,7 +58,7 @@ def lens_drawing(data: dict[str, Any], *, title: str, alt: str, colormap: str) -
     cells.append(Rect(left, top, grid_w, grid_h, OUTLINE))
     bar_x = left + grid_w + 24
     bar_h = max(grid_h, 120)
-    bar = colour_bar(scale, bar_x, top, bar_h, "probability of the target", [fmt(v) for v in (1.0, 0.5, 0.0)])
+    bar = colour_bar(scale, bar_x, top, bar_h, _("probability of the target"), [fmt(v) for v in (1.0, 0.5, 0.0)])
     return Drawing(width=bar_x + 16 + 8 + 3 * CHAR_W + 10 + FONT + PAD + 18, height=top + bar_h + PAD, title=title,
                    desc=alt, id_prefix=svg.ID_TOKEN, cls="tv-svg-lens", font_family=FONT_FAMILY, font_size=FONT,
                    compact=True, children=(Group(tuple(shapes), cls="tv-labels", fill="currentColor"),

@@ -12,7 +12,7 @@ from typing import Any
 
 from docutils import nodes
 
-from ...core.words import plural
+from ...core.i18n import _, counted
 from ...render.cache import artifact_key
 from ...render.checks import checks_list
 from ...render.colors import SEQUENTIAL_DEFAULT
@@ -20,7 +20,8 @@ from ...render.numbers import fmt
 from ...render.parts import FigureParts
 from ...render.svg_writer import write
 from ...render.tables import MAX_CELLS, data_table
-from .describe import column_labels, lens_alt, lens_long_description, target_words, token_label, top_k_words
+from .describe import (column_labels, layer_labels, lens_alt, lens_long_description, target_words, token_label,
+                       top_k_words)
 from .grid import lens_drawing
 from .pdf import lens_pdf
 
@@ -28,21 +29,22 @@ from .pdf import lens_pdf
 def lens_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash: str, ctx: Any) -> FigureParts:
     data = artifact["data"]
     colormap = SEQUENTIAL_DEFAULT
-    title = render.get("title") or "What each layer predicts (logit lens)"
+    title = render.get("title") or _("What each layer predicts (logit lens)")
     alt = render.get("alt") or lens_alt(data)
     grid = ctx.cache.svg(artifact_key(artifact), renderer_hash, partial(_svg, data, title, alt, colormap))
     details: list[nodes.Node] = []
     if render.get("description"):
         details.append(nodes.paragraph("", render["description"], classes=["tv-longdesc"]))
     details.append(nodes.paragraph("", lens_long_description(data, colormap), classes=["tv-longdesc"]))
-    layers = [f"layer {n}" for n in range(len(data["probabilities"]))]
+    layers = layer_labels(data)
     rows = [f"{label} \u2192 {token_label(data, t)}" for label, t in zip(column_labels(data), data["targets"])]
     if len(rows) * len(layers) <= MAX_CELLS:
         by_position = list(zip(*data["probabilities"]))
-        details.append(data_table(f"Data: the probability of {target_words(data)}", "position \u2192 target", rows,
-                                  layers, [[fmt(p) for p in row] for row in by_position]))
-        k = len(data["topIds"][0][0])
-        details.append(data_table(f"Data: the top {plural(k, 'token')} and their probabilities", "position \u2192 target",
+        stub = _("position \u2192 target")
+        details.append(data_table(_("Data: the probability {target}").format(target=target_words(data)), stub,
+                                  rows, layers, [[fmt(p) for p in row] for row in by_position]))
+        tokens = counted(len(data["topIds"][0][0]), "token", "tokens")
+        details.append(data_table(_("Data: the top {tokens} and their probabilities").format(tokens=tokens), stub,
                                   rows, layers, [[top_k_words(data, layer, column) for layer in range(len(layers))]
                                                  for column in range(len(rows))]))
     if artifact.get("checks"):

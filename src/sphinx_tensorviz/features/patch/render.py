@@ -8,6 +8,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ...core.i18n import N_, _
 from ...render.cache import artifact_key
 from ...render.cell_grid import cell_grid_svg
 from ...render.checks import checks_list
@@ -15,16 +16,16 @@ from ...render.colors import DIVERGING_DEFAULT, Scale
 from ...render.numbers import fmt
 from ...render.parts import FigureParts
 from ...render.tables import MAX_CELLS, data_table
-from .describe import baselines, patch_alt, patch_long_description, patch_title
+from .describe import baselines, patch_alt, patch_long_description, patch_title, shown_columns, shown_rows
 from .pdf import patch_pdf
 
-#: the colour bar's label
-UNIT = "fraction restored"
+#: the colour bar's label (translated where shown)
+UNIT = N_("fraction restored")
 
 
 def grid_data(data: dict[str, Any]) -> dict[str, Any]:
     """The cell grid's input: the effects, signed."""
-    return {"values": data["effects"], "rows": data["rows"], "columns": data["columns"], "unit": UNIT,
+    return {"values": data["effects"], "rows": shown_rows(data), "columns": shown_columns(data), "unit": _(UNIT),
             "diverging": True}
 
 
@@ -49,8 +50,9 @@ def patch_parts(artifact: dict[str, Any], render: dict[str, Any], renderer_hash:
     details.append(nodes.paragraph("", patch_long_description(data, colormap), classes=["tv-longdesc"]))
     if len(data["rows"]) * len(data["columns"]) <= MAX_CELLS:
         cells = [[fmt(value) for value in row] for row in data["effects"]]
-        details.append(data_table(f"Data: {UNIT} ({baselines(data)})", "layer \\ " + (
-            "head" if data["patch"] == "heads" else "position"), data["rows"], data["columns"], cells))
+        stub = _("layer \\ head") if data["patch"] == "heads" else _("layer \\ position")
+        details.append(data_table(_("Data: {unit} ({baselines})").format(unit=_(UNIT), baselines=baselines(data)),
+                                  stub, shown_rows(data), shown_columns(data), cells))
     if artifact.get("checks"):
         details.append(checks_list(artifact["checks"]))
     return FigureParts(title=title, alt=alt, svg=svg, details=details,
