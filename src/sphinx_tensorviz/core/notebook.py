@@ -9,6 +9,7 @@ notebook needs no Jupyter package (the ``notebook`` extra is for running and val
 from __future__ import annotations
 
 import base64
+import html
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,10 +48,14 @@ def code_cell(source: str, outputs: list[dict[str, Any]] | None = None, metadata
 
 
 def recorded_outputs(figure: NotebookFigure) -> list[dict[str, Any]]:
-    """The figure as recorded, shown under its code before anything runs: the SVG (with its alt text
-    as the plain-text form) and the data table."""
+    """The figure as recorded, shown under its code before anything runs: the SVG and the data table.
+
+    The SVG also comes as an HTML ``<img>`` of it (with the alt text), which is what JupyterLab shows:
+    a downloaded notebook is never trusted (its signature is in the reader's own database), and an
+    untrusted notebook shows an ``image/svg+xml`` output only as its plain text, while sanitized HTML
+    with a ``data:`` image is safe to show. Readers that trust SVG use it; all keep the alt text."""
     outputs = [{"output_type": "display_data", "metadata": {},
-                "data": {"image/svg+xml": figure.svg, "text/plain": figure.alt}}]
+                "data": {"image/svg+xml": figure.svg, "text/html": _svg_img(figure), "text/plain": figure.alt}}]
     if figure.table_html:
         outputs.append({"output_type": "display_data", "metadata": {},
                         "data": {"text/html": figure.table_html, "text/plain": figure.table_text}})
@@ -58,13 +63,22 @@ def recorded_outputs(figure: NotebookFigure) -> list[dict[str, Any]]:
 
 
 def picture_cell(figure: NotebookFigure, note: str) -> Cell:
-    """The recorded figure in a Markdown cell (its SVG attached), for a figure with nothing to run."""
-    name = f"figure-{figure.artifact['contentHash'][:16]}.svg"
-    attached = {name: {"image/svg+xml": base64.b64encode(figure.svg.encode()).decode("ascii")}}
-    text = f"![{_bracket_safe(figure.alt)}](attachment:{name})\n\n*{note}*"
-    cell = markdown_cell(text, attached)
+    """The recorded figure in a Markdown cell, for a figure with nothing to run.
+
+    The SVG is a ``data:`` image in the Markdown, not a cell attachment: JupyterLab shows attachments
+    of bitmap types only, and an SVG attachment as a broken image."""
+    text = f"![{_bracket_safe(figure.alt)}]({_data_uri(figure.svg)})\n\n*{note}*"
+    cell = markdown_cell(text)
     cell["metadata"]["tensorviz"] = figure.metadata
     return cell
+
+
+def _data_uri(svg: str) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode("ascii")
+
+
+def _svg_img(figure: NotebookFigure) -> str:
+    return f'<img alt="{html.escape(" ".join(figure.alt.split()))}" src="{_data_uri(figure.svg)}">'
 
 
 def _bracket_safe(text: str) -> str:
