@@ -159,6 +159,25 @@ def llama_copy(dest: Path) -> Path:
     return dest
 
 
+def offered_files(outdir: Path) -> list[str]:
+    """What the build offers for download beside the pages: every file under ``_tensorviz/``, with
+    the lesson notebooks' zips opened (a notebook of a page whose figure was refused carries no code
+    file and no code cell for it, only the notebook itself)."""
+    import zipfile
+
+    folder = outdir / "_tensorviz"
+    offered: list[str] = []
+    for path in sorted(folder.rglob("*")) if folder.exists() else []:
+        if path.suffix == ".zip" and path.parent.name == "notebooks":
+            offered += [name for name in zipfile.ZipFile(path).namelist() if not name.endswith(".ipynb")]
+        elif path.suffix == ".ipynb":
+            cells = json.loads(path.read_text("utf-8"))["cells"]
+            offered += [f"{path.name}: code cell" for cell in cells if cell["cell_type"] == "code"]
+        elif path.is_file() and path.parent.name != "notebooks":
+            offered.append(str(path.relative_to(folder)))
+    return offered
+
+
 def source_panels(page_html: str) -> list[str]:
     return re.findall(r"Model source: <code>([^<]*)</code>", page_html)
 
@@ -211,7 +230,7 @@ def test_artifact_request_entry_outside_is_a_store_problem(tmp_path: Path, entry
     assert "root:x:0:0" not in output_texts(built.outdir)
     assert source_panels(page) == []
     assert len(error_boxes(page)) == 1
-    assert not (built.outdir / "_tensorviz").exists()
+    assert offered_files(built.outdir) == []
 
 
 def test_model_file_edited_after_recording_shows_no_source_and_no_download(tmp_path: Path) -> None:
@@ -224,7 +243,7 @@ def test_model_file_edited_after_recording_shows_no_source_and_no_download(tmp_p
     page = built.html("llama-decoder")
     assert source_panels(page) == []
     assert "tv-placeholder" in page
-    assert not (built.outdir / "_tensorviz").exists(), "nothing may be offered for download"
+    assert offered_files(built.outdir) == [], "nothing may be offered for download"
     assert status_summary(built) == "tensorviz: 0 executed, 0 cached, 0 failed, 1 not computed"
 
 
