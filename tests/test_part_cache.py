@@ -268,8 +268,9 @@ def test_the_course_is_the_same_with_kept_parts(tmp_path: Path, drawn: list[str]
     first = pages()
     # the parts of the course's 18 executed figures (its two sweeps included), and its 8 checkpoints and tours,
     # and of induction-heads.md's training, its checked grid and the four grids of its snapshot sweep, and
-    # its two patching heatmaps
-    assert len(kept_entries(tmp_path)) == 26 + 6 + 2
+    # its two patching heatmaps and its logit lens, hf-llama.md's logit lens, and two-frameworks.md's
+    # figure drawn for each framework (:show: both)
+    assert len(kept_entries(tmp_path)) == 26 + 6 + 2 + 2 + 2
     every = {"graph_parts", "heatmap_parts", "sweep_parts", "activations_figure", "steps_figure"}
     assert every <= set(drawn)
     del drawn[:]
