@@ -28,6 +28,7 @@ from conftest import SUMMARY
 HERE = Path(__file__).resolve().parent
 DOCS = HERE.parent / "docs"
 LESSONS = HERE.parent / "lessons"
+ROOTS = HERE / "roots"
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 #: a ``python`` block that is (part of) a conf.py: it sets one of these names
 CONF_NAMES = re.compile(r"^\s*(extensions|exclude_patterns|tensorviz_\w+)\s*=", re.M)
@@ -164,7 +165,26 @@ def model_files() -> dict[str, str]:
         "models/regression.py": code_block("models/regression.py"),
         "models/eqx_regression.py": code_block("models/eqx_regression.py"),
         "models/regression_checks.py": code_block("models/regression_checks.py"),
+        "models/nnx_lm.py": code_block("models/nnx_lm.py"),  # the lens and patching how-tos' NNX model
+        "models/mlp_torch.py": code_block("models/mlp_torch.py"),  # the frameworks how-to's pair
+        "models/mlp_nnx.py": code_block("models/mlp_nnx.py"),
+        # the course's induction-heads model (trained by COURSE_TRAININGS) and its patching claims
+        "models/induction.py": (LESSONS / "models" / "induction.py").read_text("utf-8"),
+        "models/induction_patching.py": (LESSONS / "models" / "induction_patching.py").read_text("utf-8"),
+        # a model that names its pieces (blocks in a plain list, a tied unembedding), and the frameworks
+        # how-to's language model in PyTorch and Flax NNX with the same attribute names: the test roots'
+        "models/named.py": (ROOTS / "test-lens" / "models" / "named.py").read_text("utf-8"),
+        "models/lm_torch.py": (ROOTS / "test-frameworks-lm" / "models" / "lm_torch.py").read_text("utf-8"),
+        "models/lm_nnx.py": (ROOTS / "test-frameworks-lm" / "models" / "lm_nnx.py").read_text("utf-8"),
     }
+
+
+def course_trainings() -> str:
+    """A page of the course's ``tv-train`` runs that the examples name (``:model: @induction``), as the
+    course writes them: the run is trained for real, so the examples' checks read trained weights."""
+    blocks = [b.body for b in fenced_blocks(LESSONS / "induction-heads.md") if b.info == "{tv-train}"]
+    assert blocks, "the course has no induction training"
+    return "# The course's trainings\n\n" + "\n\n".join(f"```{{tv-train}}\n{body}\n```" for body in blocks) + "\n"
 
 
 def examples_project(srcdir: Path, examples: dict[Path, list[Block]]) -> Path:
@@ -182,6 +202,9 @@ def examples_project(srcdir: Path, examples: dict[Path, list[Block]]) -> Path:
             f"<!-- {block} -->\n\n{block.body}" for block in blocks)
         (srcdir / f"{name}.md").write_text(text + "\n", "utf-8")
         pages.append(name)
+    if any(":model: @induction" in block.body for blocks in examples.values() for block in blocks):
+        (srcdir / "course-trainings.md").write_text(course_trainings(), "utf-8")
+        pages.append("course-trainings")
     (srcdir / "index.md").write_text("# Every example\n\n```{toctree}\n" + "\n".join(pages) + "\n```\n", "utf-8")
     return srcdir
 
