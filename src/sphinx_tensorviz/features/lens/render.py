@@ -20,8 +20,15 @@ from ...render.numbers import fmt
 from ...render.parts import FigureParts
 from ...render.svg_writer import write
 from ...render.tables import MAX_CELLS, data_table
-from .describe import (column_labels, layer_labels, lens_alt, lens_long_description, target_words, token_label,
-                       top_k_words)
+from .describe import (
+    column_labels,
+    layer_labels,
+    lens_alt,
+    lens_long_description,
+    target_words,
+    token_label,
+    top_k_words,
+)
 from .grid import lens_drawing
 from .pdf import lens_pdf
 
