@@ -15,6 +15,7 @@ from sphinx.util.docutils import SphinxDirective
 from ..core.hashing import sha256_text
 from . import options as opt
 from .sources import local_imports, resolve_inside
+from .trained import use_model
 
 
 def is_token_id_list(value: Any) -> bool:
@@ -80,3 +81,17 @@ def add_function_files(directive: SphinxDirective, files: dict[str, str], refere
     for module in local_imports(path.read_text("utf-8"), path, srcdir):
         directive.env.note_dependency(str(module))
         files.setdefault(module.relative_to(srcdir).as_posix(), sha256_text(module.read_text("utf-8")))
+
+
+def take_model(directive: SphinxDirective, values: dict[str, Any]) -> None:
+    """``:model:`` (``file.py:factory`` or a training's ``@name``) made the figure's code, and its
+    framework (``torch`` unless ``:backend:`` says ``jax``): what every kind that runs a language model
+    over token ids reads the same way."""
+    if "model" not in values:
+        raise ValueError("name the model with :model: path/to/file.py:factory")
+    if "source" in values or "function" in values:
+        raise ValueError(":model: names the code; leave out :source: and :function:")
+    values["source"], values["function"] = use_model(directive, values, values.pop("model"))
+    values.setdefault("backend", "torch")
+    if values["backend"] == "numpy":
+        raise ValueError(":backend: is torch or jax (the model's framework)")

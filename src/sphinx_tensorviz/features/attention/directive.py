@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
-from ...read.lm_options import add_function_files, course_function, token_inputs, token_labels
+from ...read.lm_options import add_function_files, course_function, take_model, token_inputs, token_labels
 from ...read.sweep import sweep_option
-from ...read.trained import model_option, use_model
+from ...read.trained import model_option
 from . import KIND
 
 
@@ -42,14 +42,7 @@ class AttentionDirective(ExecutedDirective):
 
     def converted_options(self) -> dict[str, Any]:
         values = super().converted_options()
-        if "model" not in values:
-            raise ValueError("name the model with :model: path/to/file.py:factory")
-        if "source" in values or "function" in values:
-            raise ValueError(":model: names the code; leave out :source: and :function:")
-        values["source"], values["function"] = use_model(self, values, values.pop("model"))
-        values.setdefault("backend", "torch")
-        if values["backend"] == "numpy":
-            raise ValueError(":backend: is torch or jax (the model's framework)")
+        take_model(self, values)
         if "inputs" not in values:
             raise ValueError(":inputs: gives the token ids, e.g. [5, 3, 9, 5, 3] (or input specs)")
         if isinstance(values.get("tokens"), str):

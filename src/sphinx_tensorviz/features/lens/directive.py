@@ -14,10 +14,11 @@ from ...read.lm_options import (
     course_function,
     function_reference,
     is_function_reference,
+    take_model,
     token_inputs,
     token_labels,
 )
-from ...read.trained import model_option, use_model
+from ...read.trained import model_option
 from . import KIND
 
 #: the most tokens a cell's table lists (``:top-k:``)
@@ -73,14 +74,7 @@ class LensDirective(ExecutedDirective):
 
     def converted_options(self) -> dict[str, Any]:
         values = super().converted_options()
-        if "model" not in values:
-            raise ValueError("name the model with :model: path/to/file.py:factory")
-        if "source" in values or "function" in values:
-            raise ValueError(":model: names the code; leave out :source: and :function:")
-        values["source"], values["function"] = use_model(self, values, values.pop("model"))
-        values.setdefault("backend", "torch")
-        if values["backend"] == "numpy":
-            raise ValueError(":backend: is torch or jax (the model's framework)")
+        take_model(self, values)
         inputs = values.get("inputs")
         if not (isinstance(inputs, list) and inputs and all(isinstance(n, int) for n in inputs)):
             raise ValueError(":inputs: gives the token ids, e.g. [5, 3, 9, 5, 3]")

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 from ...core.words import plural
 from ...read import options as opt
 from ...read.directives import Converter, ExecutedDirective
-from ...read.lm_options import add_function_files, course_function, token_id_list, token_labels
-from ...read.trained import model_option, use_model
+from ...read.lm_options import add_function_files, course_function, take_model, token_id_list, token_labels
+from ...read.trained import model_option
 from . import KIND
 from .metric import BUILT_IN, metric_option
 
@@ -54,14 +54,7 @@ class PatchDirective(ExecutedDirective):
 
     def converted_options(self) -> dict[str, Any]:
         values = super().converted_options()
-        if "model" not in values:
-            raise ValueError("name the model with :model: path/to/file.py:factory")
-        if "source" in values or "function" in values:
-            raise ValueError(":model: names the code; leave out :source: and :function:")
-        values["source"], values["function"] = use_model(self, values, values.pop("model"))
-        values.setdefault("backend", "torch")
-        if values["backend"] == "numpy":
-            raise ValueError(":backend: is torch or jax (the model's framework)")
+        take_model(self, values)
         for needed in ("clean", "corrupted", "metric"):
             if needed not in values:
                 raise ValueError(f":{needed}: is needed: tv-patch compares a clean and a corrupted input "
