@@ -26,14 +26,17 @@ from conftest import ROOTS, run_sphinx
 from sphinx_tensorviz.features.attention.directive import AttentionDirective
 from sphinx_tensorviz.features.graph.directive import GraphDirective
 from sphinx_tensorviz.features.heatmap.directive import HeatmapDirective
+from sphinx_tensorviz.features.lens.directive import LensDirective
+from sphinx_tensorviz.features.patch.directive import PatchDirective
 from sphinx_tensorviz.features.train.directive import TrainDirective
+from sphinx_tensorviz.read.frameworks import FRAMEWORK_OPTIONS
 from sphinx_tensorviz.render.registry import registry
 
 pytestmark = pytest.mark.sphinx
 
 REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference" / "directives.md"
 DIRECTIVES = {"tv-heatmap": HeatmapDirective, "tv-graph": GraphDirective, "tv-attention": AttentionDirective,
-              "tv-train": TrainDirective}
+              "tv-train": TrainDirective, "tv-lens": LensDirective, "tv-patch": PatchDirective}
 
 #: the options each figure starts with (an option line replaces the one of its name)
 BASE = {
@@ -55,6 +58,15 @@ BASE = {
         "model": "models/train.py:make_model", "train": "models/train.py:train", "steps": "4",
         "snapshots": "0, 4", "prediction": "Does the loss fall?",
         "choices": "[{text: Yes, correct: true}, {text: No}]",
+    },
+    "tv-lens": {
+        "model": "models/lm.py:make_model", "inputs": "[1, 2, 3, 4, 1, 2]",
+        "prediction": "Which layer predicts the repeat?", "choices": "[{text: The last, correct: true}, {text: None}]",
+    },
+    "tv-patch": {
+        "model": "models/lm.py:make_model", "clean": "[1, 2, 3, 4, 1, 2]", "corrupted": "[1, 2, 5, 4, 1, 2]",
+        "metric": "logit-diff 3 5", "prediction": "Which layer carries the changed token?",
+        "choices": "[{text: The first, correct: true}, {text: None}]",
     },
 }
 #: another value for each hashed option (several lines where an option needs another)
@@ -116,11 +128,57 @@ VARIANTS: dict[str, dict[str, dict[str, str]]] = {
         "checks": {"checks": "loss_falls"},
         "choices-check": {"checks": "loss_falls", "choices-check": "loss_falls"},
     },
+    "tv-lens": {
+        "model": {"model": "models/lm.py:make_mlp"},
+        "backend": {"backend": "jax"},  # a torch model under JAX names no pieces: the figure says it failed
+        "seed": {"seed": "5"},
+        "inputs": {"inputs": "[1, 2, 3, 4, 1, 3]"},
+        "model-args": {"model-args": "{layers: 3}"},
+        "call-args": {"call-args": "{scale: 2.0}"},
+        "tokens": {"tokens": "[a, b, c, d, e, f]"},
+        "target": {"target": "7"},
+        "top-k": {"top-k": "3"},
+        "vocabulary": {"vocabulary": "models/lm.py:letters"},
+        "residual": {"residual": "blocks.{i}"},
+        "final-norm": {"final-norm": "none"},  # the model has one: its read-out misses the last logits
+        "unembed": {"unembed": "models/lm.py:unembed"},
+        "checks": {"checks": "finite"},
+        "choices-check": {"checks": "finite", "choices-check": "finite"},
+    },
+    "tv-patch": {
+        "model": {"model": "models/lm.py:make_mlp"},
+        "backend": {"backend": "jax"},  # a torch model under JAX: the figure says it failed
+        "seed": {"seed": "5"},
+        "model-args": {"model-args": "{layers: 3}"},
+        "call-args": {"call-args": "{scale: 2.0}"},
+        "clean": {"clean": "[1, 2, 3, 4, 1, 3]"},
+        "corrupted": {"corrupted": "[1, 9, 5, 4, 1, 2]"},
+        "metric": {"metric": "logit-diff 3 7"},
+        "patch": {"patch": "heads"},
+        "tokens": {"tokens": "[a, b, c, d, e, f]"},
+        "residual": {"residual": "blocks.{i}"},
+        "attention": {"attention": "blocks.{i}.attn", "patch": "attn-out"},
+        "mlp": {"mlp": "blocks.{i}.mlp", "patch": "mlp-out", "model": "models/lm.py:make_mlp"},
+        "head-input": {"head-input": "blocks.{i}.attn.out", "patch": "heads"},
+        "checks": {"checks": "finite"},
+        "choices-check": {"checks": "finite", "choices-check": "finite"},
+    },
 }
 #: hashed options a kind takes through another option
 THROUGH = {"tv-graph": {"source": "model", "function": "model"},
            "tv-attention": {"source": "model", "function": "model"},
-           "tv-train": {"source": "model", "function": "model", "inputs": "train"}}  # the loop makes its data
+           "tv-train": {"source": "model", "function": "model", "inputs": "train"},  # the loop makes its data
+           "tv-lens": {"source": "model", "function": "model"},
+           "tv-patch": {"source": "model", "function": "model", "inputs": "clean"}}  # and :corrupted:
+
+#: ``:frameworks:`` and the options it brings (``read/frameworks.py``) make no hash of their own: the
+#: reference page marks them hashed "per framework" (``:weight-map:`` "for the JAX job only"), because
+#: the figure becomes one request per framework, each exactly the single-framework request its code
+#: would make (``:torch:`` read as the code's option, ``:backend:`` the framework), which the variants
+#: of ``backend`` and of the code's option change; ``:weights:`` is the shared-weights job's file, and
+#: the comparison is hashed on the frameworks' hashes. A kind that runs no framework's code
+#: (``framework_code`` is ``None``: tv-train) refuses them, so they are not among its hashed options.
+PER_FRAMEWORK = {name for name in FRAMEWORK_OPTIONS if name != "show"}
 
 
 def hashed_options(directive: str) -> set[str]:
@@ -129,15 +187,16 @@ def hashed_options(directive: str) -> set[str]:
     sections = re.split(r"^## ", REFERENCE.read_text("utf-8"), flags=re.M)
     wanted = [s for s in sections if s.startswith("Options of the executing directives") or s.startswith(f"`{directive}`")]
     assert len(wanted) == 2, f"the reference page has no section for {directive}"
-    return {name for section in wanted for name in re.findall(r"^`:([\w-]+):` \(hashed", section, flags=re.M)}
+    lines = [line for section in wanted for line in re.findall(r"^((?:`:[\w-]+:`(?:, | and )?)+) \(hashed", section, flags=re.M)]
+    return {name for line in lines for name in re.findall(r"`:([\w-]+):`", line)}  # "`:torch:`, `:jax:` (hashed)"
 
 
 def page_text(options: dict[str, dict[str, str]]) -> str:
     lines = {directive: "\n".join(f":{name}: {value}".rstrip() for name, value in values.items())
              for directive, values in options.items()}
     template = Template((ROOTS / "test-kept-keys" / "index.md.in").read_text("utf-8"))
-    return template.substitute(heatmap=lines["tv-heatmap"], graph=lines["tv-graph"],
-                               attention=lines["tv-attention"], train=lines["tv-train"])
+    return template.substitute(heatmap=lines["tv-heatmap"], graph=lines["tv-graph"], attention=lines["tv-attention"],
+                               train=lines["tv-train"], lens=lines["tv-lens"], patch=lines["tv-patch"])
 
 
 def output(outdir: Path) -> dict[str, bytes]:
@@ -156,10 +215,21 @@ def built_pages(src: Path, options: dict[str, dict[str, str]], **overrides: Any)
 
 def test_every_hashed_option_of_every_kind_is_covered() -> None:
     """What the next test changes is what the reference page and the directives say is hashed."""
+    two_frameworks = re.search(r"^### One figure in two frameworks\n\n(.+?)\n\n", REFERENCE.read_text("utf-8"),
+                               flags=re.M | re.S)
+    assert two_frameworks, "the reference page has no section on :frameworks:"
     for directive, cls in DIRECTIVES.items():
         hashed = hashed_options(directive)
         assert set(cls.result_options) <= hashed, directive
         assert hashed <= set(cls.option_spec), f"{directive}: the reference page names options it lacks"
+        assert PER_FRAMEWORK <= hashed, directive
+        if cls.kind.framework_code is None:  # the page does not offer it two frameworks
+            assert f"`{directive}`" not in two_frameworks.group(1), directive
+            hashed -= PER_FRAMEWORK
+        else:
+            assert f"`{directive}`" in two_frameworks.group(1), directive
+            assert "backend" in VARIANTS[directive], directive  # what each framework's request changes
+            hashed -= PER_FRAMEWORK
         assert set(VARIANTS[directive]) | set(THROUGH.get(directive, {})) == hashed, directive
         assert set(THROUGH.get(directive, {}).values()) <= set(VARIANTS[directive])
 
