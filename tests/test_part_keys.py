@@ -183,8 +183,10 @@ THROUGH = {"tv-graph": {"source": "model", "function": "model"},
 #: the figure becomes one request per framework, each exactly the single-framework request its code
 #: would make (``:torch:`` read as the code's option, ``:backend:`` the framework), which the variants
 #: of ``backend`` and of the code's option change; ``:weights:`` is the shared-weights job's file, and
-#: the comparison is hashed on the frameworks' hashes. A kind that runs no framework's code
-#: (``framework_code`` is ``None``: tv-train) refuses them, so they are not among its hashed options.
+#: the comparison is hashed on the frameworks' hashes. The heatmap changes ``:frameworks:``, ``:torch:``
+#: and ``:jax:`` for real; ``:weights:`` and ``:weight-map:`` (model kinds only: a heatmap refuses them)
+#: have no variant yet, a pair of torch/JAX models per model kind. A kind that runs no framework's code
+#: (``framework_code`` is ``None``: tv-train) refuses them all, so they are not among its hashed options.
 PER_FRAMEWORK = {name for name in FRAMEWORK_OPTIONS if name != "show"}
 
 
