@@ -69,6 +69,10 @@ BASE = {
         "choices": "[{text: The first, correct: true}, {text: None}]",
     },
 }
+#: the graph as one figure in two frameworks (an MLP in PyTorch and Flax NNX; ``None`` leaves an option out)
+TWO_FRAMEWORKS_GRAPH = {"model": None, "frameworks": "torch, jax", "torch": "models/mlp_torch.py:make",
+                        "jax": "models/mlp_nnx.py:make", "inputs": "[{shape: [3, 8], fill: randn}]",
+                        "checkpoints": "fc1"}
 #: another value for each hashed option (several lines where an option needs another)
 VARIANTS: dict[str, dict[str, dict[str, str | None]]] = {
     "tv-heatmap": {
@@ -109,6 +113,10 @@ VARIANTS: dict[str, dict[str, dict[str, str | None]]] = {
         "hide": {"hide": "squash"},
         "choices-check": {"choices-check": "check_nonnegative"},
         "sweep": {"sweep": "bias=[true, false]"},
+        # the shared weights of a graph in two frameworks: a file (written by the test), a name map (the MLP
+        # has no ``up``: the tour's step warns that its target is gone, and the build goes on)
+        "weights": {**TWO_FRAMEWORKS_GRAPH, "weights": "models/mlp.safetensors"},
+        "weight-map": {**TWO_FRAMEWORKS_GRAPH, "weight-map": "{proj.weight: proj.kernel}"},
     },
     "tv-attention": {
         "model": {"model": "models/attn.py:Attn2"},
@@ -183,9 +191,9 @@ THROUGH = {"tv-graph": {"source": "model", "function": "model"},
 #: the figure becomes one request per framework, each exactly the single-framework request its code
 #: would make (``:torch:`` read as the code's option, ``:backend:`` the framework), which the variants
 #: of ``backend`` and of the code's option change; ``:weights:`` is the shared-weights job's file, and
-#: the comparison is hashed on the frameworks' hashes. The heatmap changes ``:frameworks:``, ``:torch:``
-#: and ``:jax:`` for real; ``:weights:`` and ``:weight-map:`` (model kinds only: a heatmap refuses them)
-#: have no variant yet, a pair of torch/JAX models per model kind. A kind that runs no framework's code
+#: the comparison is hashed on the frameworks' hashes. So each is changed for real on one kind, the
+#: same code for all: ``:frameworks:``, ``:torch:`` and ``:jax:`` on the heatmap, ``:weights:`` and
+#: ``:weight-map:`` (model kinds only: a heatmap refuses them) on the graph. A kind that runs no framework's code
 #: (``framework_code`` is ``None``: tv-train) refuses them all, so they are not among its hashed options.
 PER_FRAMEWORK = {name for name in FRAMEWORK_OPTIONS if name != "show"}
 
@@ -227,6 +235,7 @@ def test_every_hashed_option_of_every_kind_is_covered() -> None:
     two_frameworks = re.search(r"^### One figure in two frameworks\n\n(.+?)\n\n", REFERENCE.read_text("utf-8"),
                                flags=re.M | re.S)
     assert two_frameworks, "the reference page has no section on :frameworks:"
+    assert PER_FRAMEWORK <= {name for variants in VARIANTS.values() for name in variants}  # each changed once
     for directive, cls in DIRECTIVES.items():
         hashed = hashed_options(directive)
         assert set(cls.result_options) <= hashed, directive
@@ -248,6 +257,7 @@ def test_a_changed_hashed_option_is_never_shown_from_kept_parts(tmp_path: Path,
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     src = tmp_path / "src"
     shutil.copytree(ROOTS / "test-kept-keys", src, ignore=shutil.ignore_patterns("_build", "__pycache__"))
+    _write_weights(src / "models" / "mlp.safetensors")
     base_pages, built = built_pages(src, BASE)
     assert set(registry(built.app).executed) == set(DIRECTIVES)  # every executed kind is here
     assert base_pages["index.html"].count(b'data-checkpoint="') == 1
@@ -271,3 +281,18 @@ def _longest_zip(*lists: list[Any]) -> list[tuple[Any, ...]]:
     """Rows of the lists side by side, ``None`` where a shorter list has ended."""
     length = max(len(items) for items in lists)
     return [tuple(items[i] if i < len(items) else None for items in lists) for i in range(length)]
+
+
+def _write_weights(path: Path) -> None:
+    """The ``:weights:`` variant's file: the PyTorch MLP's weights from another seed than the figure's."""
+    import torch
+    from safetensors.torch import save_file
+
+    torch.manual_seed(7)
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    spec = spec_from_file_location("kept_keys_mlp", path.parent / "mlp_torch.py")
+    assert spec and spec.loader
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    save_file({name: tensor.contiguous() for name, tensor in module.make().state_dict().items()}, str(path))
